@@ -1,0 +1,117 @@
+package dev.backoff;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Retries the annotated method (or every public method of the annotated type) with
+ * exponential backoff and jitter when it fails.
+ *
+ * <p>The policy is the named one from {@code backoff.policies.<name>} in
+ * {@code application.yml}, or {@code backoff.defaults} when no name is given; any attribute
+ * set here overrides that policy's setting for this method only. String attributes take the
+ * same values as the YAML keys (durations such as {@code 250ms} or {@code 2s}) and may use
+ * {@code ${…}} placeholders. On a method and its type, the method's annotation wins.
+ *
+ * <pre class="code">
+ * &#64;Backoff("quotes")
+ * Quote fetch(String id) { … }
+ *
+ * &#64;Backoff(maxAttempts = "5", baseDelay = "200ms", jitter = Jitter.EQUAL)
+ * Quote fetchWithOwnPolicy(String id) { … }
+ * </pre>
+ *
+ * <p>{@code maxAttempts} counts every call, the first included. The return type may be a
+ * plain value, a {@code CompletionStage}/{@code CompletableFuture} (retried without blocking
+ * a thread) or, with Reactor present, a {@code Mono}/{@code Flux}.
+ *
+ * @see BackoffPolicy
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface Backoff {
+
+	/**
+	 * The name of the policy under {@code backoff.policies}; empty for {@code backoff.defaults}.
+	 * Same as {@link #policy()}.
+	 * @return the policy name
+	 */
+	String value() default "";
+
+	/**
+	 * The name of the policy under {@code backoff.policies}; empty for {@code backoff.defaults}.
+	 * Same as {@link #value()}.
+	 * @return the policy name
+	 */
+	String policy() default "";
+
+	/**
+	 * Overrides {@code max-attempts}: all calls, the first included, e.g. {@code "5"}.
+	 * @return the number of attempts, or empty to keep the policy's
+	 */
+	String maxAttempts() default "";
+
+	/**
+	 * Overrides {@code base-delay}, the first retry's ceiling, e.g. {@code "200ms"}.
+	 * @return a duration, or empty to keep the policy's
+	 */
+	String baseDelay() default "";
+
+	/**
+	 * Overrides {@code max-delay}, the cap of every delay, e.g. {@code "5s"}.
+	 * @return a duration, or empty to keep the policy's
+	 */
+	String maxDelay() default "";
+
+	/**
+	 * Overrides {@code multiplier}, the factor between consecutive ceilings, e.g. {@code "1.5"}.
+	 * @return a number of at least 1, or empty to keep the policy's
+	 */
+	String multiplier() default "";
+
+	/**
+	 * Overrides {@code jitter}; at most one value.
+	 * @return the jitter, or none to keep the policy's
+	 */
+	Jitter[] jitter() default {};
+
+	/**
+	 * Overrides {@code max-elapsed}, the budget for attempts plus waits, e.g. {@code "30s"}.
+	 * @return a duration, or empty to keep the policy's
+	 */
+	String maxElapsed() default "";
+
+	/**
+	 * Overrides {@code retry-on}: retry only these failures (or failures caused by them).
+	 * @return the types, or none to keep the policy's
+	 */
+	Class<? extends Throwable>[] retryOn() default {};
+
+	/**
+	 * Overrides {@code abort-on}: never retry these failures (or failures caused by them).
+	 * @return the types, or none to keep the policy's
+	 */
+	Class<? extends Throwable>[] abortOn() default {};
+
+	/**
+	 * A SpEL expression on {@code #result} that asks for another attempt while it is true, for
+	 * polling, e.g. {@code "#result.status == 'NOT_READY'"}. Parsed once, at start-up.
+	 * @return the expression, or empty for none
+	 */
+	String retryIf() default "";
+
+	/**
+	 * The name of a method of the same bean to call when the call finally fails: it takes the
+	 * same parameters plus, optionally, a last parameter for the final failure, and returns a
+	 * type assignable to the annotated method's. Checked at start-up.
+	 * @return the method name, or empty for none
+	 */
+	String fallback() default "";
+
+}

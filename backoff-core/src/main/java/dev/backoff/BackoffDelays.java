@@ -1,0 +1,94 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.random.RandomGenerator;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/**
+ * The waits of one call under a {@link BackoffPolicy}: one per retry, {@code maxAttempts − 1}
+ * in all, computed lazily as they are asked for. This is the one place where a policy turns
+ * into waits; the executor, the Actuator preview and the simulations all consume it.
+ *
+ * <p>Each sequence is independent and belongs to one call: it holds the state of
+ * {@link Jitter#DECORRELATED} and its own random generator. Not thread-safe. Obtain one from
+ * {@link BackoffPolicy#delays()}.
+ */
+public final class BackoffDelays implements Iterator<Duration> {
+
+	private final BackoffPolicy policy;
+
+	private final RandomGenerator random;
+
+	private final int retries;
+
+	private int retry;
+
+	/** The next ceiling, kept in floating point and multiplied once per retry until it is capped. */
+	private double ceiling;
+
+	private long previous;
+
+	BackoffDelays(BackoffPolicy policy, RandomGenerator random) {
+		this.policy = policy;
+		this.random = random;
+		this.retries = policy.getMaxRetries();
+		this.ceiling = policy.baseDelayNanos();
+		this.previous = policy.baseDelayNanos();
+	}
+
+	/** @return whether another retry is allowed */
+	@Override
+	public boolean hasNext() {
+		return this.retry < this.retries;
+	}
+
+	/**
+	 * @return the wait before the next retry
+	 * @throws NoSuchElementException when every retry has been used
+	 */
+	@Override
+	public Duration next() {
+		return Duration.ofNanos(nextNanos());
+	}
+
+	/**
+	 * The wait before the next retry in nanoseconds, without allocating.
+	 * @return a delay in {@code [0, maxDelay]}
+	 * @throws NoSuchElementException when every retry has been used
+	 */
+	public long nextNanos() {
+		if (this.retry >= this.retries) {
+			throw new NoSuchElementException("All " + this.retries + " retries of " + this.policy + " have been used");
+		}
+		this.retry++;
+		long max = this.policy.maxDelayNanos();
+		long ceilingNanos = this.policy.ceilingNanos(this.ceiling);
+		if (ceilingNanos < max) {
+			this.ceiling *= this.policy.getMultiplier();
+		}
+		long delay = this.policy.getJitter()
+			.delayNanos(ceilingNanos, this.previous, this.policy.baseDelayNanos(), max, this.random);
+		this.previous = delay;
+		return delay;
+	}
+
+	/** @return the number of the retry that the last delay was for; 0 before the first */
+	public int retry() {
+		return this.retry;
+	}
+
+	/** @return the remaining delays as a lazy, ordered stream that advances this sequence */
+	public Stream<Duration> stream() {
+		int characteristics = Spliterator.ORDERED | Spliterator.NONNULL;
+		Spliterator<Duration> spliterator = (this.retries == Integer.MAX_VALUE - 1)
+				? Spliterators.spliteratorUnknownSize(this, characteristics)
+				: Spliterators.spliterator(this, (long) this.retries - this.retry, characteristics);
+		return StreamSupport.stream(spliterator, false);
+	}
+
+}

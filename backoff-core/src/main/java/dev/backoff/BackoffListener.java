@@ -1,0 +1,88 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Receives the events of calls made by a {@link BackoffExecutor}: every retry scheduled, then
+ * exactly one end per call, {@link #onSuccess} or {@link #onFailure}. Metrics and logging
+ * implement it; the core knows nothing of either.
+ *
+ * <p>Called on the thread that runs the attempt, on the hot path: implementations must be
+ * fast, thread-safe and must not throw. An instance is usually bound to one method, so the
+ * events carry no name.
+ */
+public interface BackoffListener {
+
+	/** A listener that ignores every event. */
+	BackoffListener NONE = new BackoffListener() {
+	};
+
+	/**
+	 * A retry was scheduled: attempt {@code attempt} failed and the next starts after {@code delay}.
+	 * @param attempt the number of the attempt that failed, from 1
+	 * @param delay the wait before the next attempt
+	 * @param failure the attempt's failure, or {@code null} when its result asked for a retry
+	 */
+	default void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+	}
+
+	/**
+	 * The call succeeded.
+	 * @param outcome {@link Outcome#SUCCESS} or {@link Outcome#SUCCESS_AFTER_RETRY}
+	 * @param attempts the number of attempts made
+	 */
+	default void onSuccess(Outcome outcome, int attempts) {
+	}
+
+	/**
+	 * The call ended without success.
+	 * @param outcome why it ended: any outcome but the two successes
+	 * @param attempts the number of attempts made
+	 * @param failure the failure passed to the caller, or {@code null} when the last result
+	 * asked for a retry and is returned to the caller
+	 */
+	default void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+	}
+
+	/**
+	 * @param listeners the listeners to call, in order
+	 * @return one listener that calls each of them; {@link #NONE} for none, the listener itself for one
+	 */
+	static BackoffListener composite(List<? extends BackoffListener> listeners) {
+		if (listeners.isEmpty()) {
+			return NONE;
+		}
+		if (listeners.size() == 1) {
+			return listeners.get(0);
+		}
+		BackoffListener[] all = listeners.toArray(new BackoffListener[0]);
+		return new BackoffListener() {
+
+			@Override
+			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+				for (BackoffListener listener : all) {
+					listener.onRetryScheduled(attempt, delay, failure);
+				}
+			}
+
+			@Override
+			public void onSuccess(Outcome outcome, int attempts) {
+				for (BackoffListener listener : all) {
+					listener.onSuccess(outcome, attempts);
+				}
+			}
+
+			@Override
+			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+				for (BackoffListener listener : all) {
+					listener.onFailure(outcome, attempts, failure);
+				}
+			}
+
+		};
+	}
+
+}

@@ -1,0 +1,41 @@
+package dev.backoff;
+
+import java.util.Locale;
+
+/**
+ * How a call made under a {@link BackoffPolicy} ended. Every call ends with exactly one
+ * outcome; its {@link #tagValue()} is the {@code outcome} tag of the metrics.
+ */
+public enum Outcome {
+
+	/** The first attempt succeeded. */
+	SUCCESS,
+
+	/** An attempt after at least one retry succeeded. */
+	SUCCESS_AFTER_RETRY,
+
+	/** Every allowed attempt failed (or returned a result that asked for a retry). */
+	EXHAUSTED,
+
+	/** An attempt failed with an exception that the policy does not retry. */
+	NOT_RETRYABLE,
+
+	/** The thread was interrupted, or the retry could not be scheduled, while waiting. */
+	INTERRUPTED,
+
+	/** The next wait would have passed the policy's {@code maxElapsed}. */
+	TIMED_OUT;
+
+	private final String tagValue = name().toLowerCase(Locale.ROOT);
+
+	/** @return the lower-case name used as a metric tag, e.g. {@code success_after_retry} */
+	public String tagValue() {
+		return this.tagValue;
+	}
+
+	/** @return whether an attempt succeeded ({@link #SUCCESS} or {@link #SUCCESS_AFTER_RETRY}) */
+	public boolean isSuccess() {
+		return this == SUCCESS || this == SUCCESS_AFTER_RETRY;
+	}
+
+}
