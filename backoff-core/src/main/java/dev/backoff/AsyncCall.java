@@ -1,7 +1,5 @@
 package dev.backoff;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -20,45 +18,42 @@ import org.jspecify.annotations.Nullable;
  * One non-blocking call: the future handed to the caller, and the task that the scheduler runs
  * for each attempt after the first. Attempts run one after another, each started by the
  * completion of the one before, so the state needs no lock; only the end of the call races
- * with {@link #cancel}, and a single flag decides which of them reports it.
+ * with {@link #cancel}, and {@link BackoffCall} lets exactly one of them report it.
  */
 final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> implements Runnable {
 
-	private static final VarHandle ENDED;
-
-	static {
-		try {
-			ENDED = MethodHandles.lookup().findVarHandle(AsyncCall.class, "ended", boolean.class);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new ExceptionInInitializerError(ex);
-		}
-	}
-
-	private final CallState state;
+	private final BackoffCall call;
 
 	private final Supplier<? extends CompletionStage<T>> task;
 
 	private final ScheduledExecutorService scheduler;
 
-	@SuppressWarnings("unused") // through ENDED
-	private volatile boolean ended;
-
+	/** The scheduled wait, or the attempt in flight: what a cancellation must stop. */
 	private volatile @Nullable Future<?> pending;
 
-	AsyncCall(CallState state, Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
-		this.state = state;
+	/** The failure that the pending retry follows, handed over if the scheduler stops. */
+	private @Nullable Throwable lastFailure;
+
+	private @Nullable T lastResult;
+
+	AsyncCall(BackoffCall call, Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
+		this.call = call;
 		this.task = task;
 		this.scheduler = scheduler;
 	}
 
-	/** Starts one attempt. */
+	/** Starts one attempt; the scheduler runs this after each wait. */
 	@Override
 	public void run() {
-		if (this.ended) {
+		if (this.call.isEnded()) {
 			return;
 		}
-		this.state.attempts++;
+		if (this.call.getAttempts() > 0 && this.scheduler.isShutdown()) {
+			// Run by the scheduler's owner as it shuts down: end the call instead of attempting.
+			endInterrupted(new RejectedExecutionException("The scheduler was shut down before the next attempt"));
+			return;
+		}
+		this.call.beginAttempt();
 		CompletionStage<T> stage;
 		try {
 			stage = this.task.get();
@@ -67,7 +62,7 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 			}
 		}
 		catch (Throwable ex) {
-			afterFailure(ex);
+			scheduleOrEnd(ex, null);
 			return;
 		}
 		CompletableFuture<T> attempt = stage.toCompletableFuture();
@@ -77,48 +72,52 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 
 	private void afterAttempt(@Nullable T result, @Nullable Throwable failure) {
 		if (failure != null) {
-			afterFailure(unwrap(failure));
+			scheduleOrEnd(unwrap(failure), null);
 		}
-		else if (this.state.policy.isRetryableResult(result)) {
+		else if (this.call.getPolicy().isRetryableResult(result)) {
 			scheduleOrEnd(null, result);
 		}
-		else if (end()) {
-			this.state.succeed();
+		else if (this.call.succeed()) {
 			complete(result);
 		}
 	}
 
-	private void afterFailure(Throwable failure) {
-		scheduleOrEnd(failure, null);
-	}
-
 	private void scheduleOrEnd(@Nullable Throwable failure, @Nullable T result) {
-		if (this.ended) {
+		if (this.call.isEnded()) {
 			return;
 		}
-		Duration delay = this.state.nextDelay(failure);
-		if (delay != null) {
-			try {
-				this.pending = this.scheduler.schedule(this, delay.toNanos(), TimeUnit.NANOSECONDS);
-				return;
-			}
-			catch (RejectedExecutionException ex) {
-				// The scheduler is shutting down: end now rather than leave the caller waiting.
-				if (failure != null) {
-					failure.addSuppressed(ex);
-				}
-				this.state.outcome = Outcome.INTERRUPTED;
-			}
+		this.lastFailure = failure;
+		this.lastResult = result;
+		Duration delay = this.call.nextDelay(failure);
+		if (delay == null) {
+			finish(this.call.end(failure), result);
+			return;
 		}
-		if (end()) {
-			Outcome outcome = this.state.outcome;
-			if (failure != null) {
-				completeExceptionally(this.state.fail(outcome, failure));
-			}
-			else {
-				this.state.fail(outcome, null);
-				complete(result);
-			}
+		try {
+			this.pending = this.scheduler.schedule(this, delay.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// The scheduler is shutting down: end now rather than leave the caller waiting.
+			endInterrupted(ex);
+		}
+	}
+
+	private void endInterrupted(Exception reason) {
+		Throwable failure = this.lastFailure;
+		if (failure != null) {
+			failure.addSuppressed(reason);
+		}
+		if (this.call.interrupt(failure)) {
+			finish(failure, this.lastResult);
+		}
+	}
+
+	private void finish(@Nullable Throwable failure, @Nullable T result) {
+		if (failure != null) {
+			completeExceptionally(failure);
+		}
+		else {
+			complete(result);
 		}
 	}
 
@@ -128,22 +127,15 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 	 */
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
-		if (!end()) {
+		if (!this.call.interrupt(new CancellationException("Cancelled by the caller"))) {
 			return false;
 		}
-		CancellationException cancellation = new CancellationException("Cancelled by the caller");
-		this.state.fail(Outcome.INTERRUPTED, cancellation);
 		boolean cancelled = super.cancel(mayInterruptIfRunning);
 		Future<?> pending = this.pending;
 		if (pending != null) {
 			pending.cancel(mayInterruptIfRunning);
 		}
 		return cancelled;
-	}
-
-	/** Claims the end of the call; only one claimant wins. */
-	private boolean end() {
-		return ENDED.compareAndSet(this, false, true);
 	}
 
 	private static Throwable unwrap(Throwable failure) {

@@ -28,8 +28,8 @@ public final class BackoffDelays implements Iterator<Duration> {
 
 	private int retry;
 
-	/** The next ceiling, kept in floating point and multiplied once per retry until it is capped. */
-	private double ceiling;
+	/** Whether the ceiling has reached maxDelay: it stays there (the multiplier is at least 1). */
+	private boolean capped;
 
 	private long previous;
 
@@ -37,7 +37,6 @@ public final class BackoffDelays implements Iterator<Duration> {
 		this.policy = policy;
 		this.random = random;
 		this.retries = policy.getMaxRetries();
-		this.ceiling = policy.baseDelayNanos();
 		this.previous = policy.baseDelayNanos();
 	}
 
@@ -67,10 +66,10 @@ public final class BackoffDelays implements Iterator<Duration> {
 		}
 		this.retry++;
 		long max = this.policy.maxDelayNanos();
-		long ceilingNanos = this.policy.ceilingNanos(this.ceiling);
-		if (ceilingNanos < max) {
-			this.ceiling *= this.policy.getMultiplier();
-		}
+		// The policy's own formula, not a running product: repeated multiplication drifts from
+		// baseDelay × multiplier^(n−1) by a nanosecond within a few retries (1.2 from 100ms: at the 4th).
+		long ceilingNanos = this.capped ? max : this.policy.ceilingNanos(this.retry);
+		this.capped = (ceilingNanos == max);
 		long delay = this.policy.getJitter()
 			.delayNanos(ceilingNanos, this.previous, this.policy.baseDelayNanos(), max, this.random);
 		this.previous = delay;

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The caller always gets the <em>original</em> failure back, checked exceptions included
  * and never wrapped, with the earlier attempts' failures attached as suppressed (at most
- * {@value CallState#MAX_SUPPRESSED}). A wait that would end past the policy's
+ * {@value BackoffCall#MAX_SUPPRESSED}). A wait that would end past the policy's
  * {@code maxElapsed} is not started. An interrupt during a wait restores the thread's
  * interrupt flag and ends the call at once. Every call ends with exactly one {@link Outcome},
  * reported to the {@link BackoffListener}.
@@ -105,10 +105,10 @@ public final class BackoffExecutor {
 			result = task.run();
 		}
 		catch (Throwable ex) {
-			return retry(new CallState(policy, listener, this.clock, this.randomSource, start), task, ex, null);
+			return retry(new BackoffCall(policy, listener, this.clock, this.randomSource, start), task, ex, null);
 		}
 		if (policy.isRetryableResult(result)) {
-			return retry(new CallState(policy, listener, this.clock, this.randomSource, start), task, null, result);
+			return retry(new BackoffCall(policy, listener, this.clock, this.randomSource, start), task, null, result);
 		}
 		// The hot path: no state, no allocation.
 		listener.onSuccess(Outcome.SUCCESS, 1);
@@ -119,17 +119,18 @@ public final class BackoffExecutor {
 	 * Continues a call whose first attempt failed or asked for a retry.
 	 */
 	@SuppressWarnings("unchecked")
-	private <T extends @Nullable Object> T retry(CallState state, BackoffTask<T> task, @Nullable Throwable failure,
+	private <T extends @Nullable Object> T retry(BackoffCall call, BackoffTask<T> task, @Nullable Throwable failure,
 			@Nullable Object result) throws Throwable {
 		@Nullable Object last = result;
-		state.attempts = 1;
+		call.beginAttempt();
 		for (;;) {
 			if (failure instanceof InterruptedException) {
-				throw state.fail(Outcome.INTERRUPTED, failure);
+				call.interrupt(failure);
+				throw failure;
 			}
-			Duration delay = state.nextDelay(failure);
+			Duration delay = call.nextDelay(failure);
 			if (delay == null) {
-				return end(state, failure, (T) last);
+				return end(call.end(failure), (T) last);
 			}
 			try {
 				this.sleeper.sleep(delay);
@@ -139,10 +140,10 @@ public final class BackoffExecutor {
 				if (failure != null) {
 					failure.addSuppressed(ex);
 				}
-				state.outcome = Outcome.INTERRUPTED;
-				return end(state, failure, (T) last);
+				call.interrupt(failure);
+				return end(failure, (T) last);
 			}
-			state.attempts++;
+			call.beginAttempt();
 			try {
 				last = task.run();
 				failure = null;
@@ -151,11 +152,30 @@ public final class BackoffExecutor {
 				failure = ex;
 				continue;
 			}
-			if (!state.policy.isRetryableResult(last)) {
-				state.succeed();
+			if (!call.getPolicy().isRetryableResult(last)) {
+				call.succeed();
 				return (T) last;
 			}
 		}
+	}
+
+	/** Throws the failure the call ended with, or returns the last result if there is none. */
+	private static <T extends @Nullable Object> T end(@Nullable Throwable failure, T last) throws Throwable {
+		if (failure != null) {
+			throw failure;
+		}
+		return last;
+	}
+
+	/**
+	 * Starts a call to be stepped by hand, for integrations that schedule attempts themselves.
+	 * @param policy the policy
+	 * @param listener receives this call's events
+	 * @return the call, before its first attempt
+	 */
+	public BackoffCall start(BackoffPolicy policy, BackoffListener listener) {
+		long start = (policy.getMaxElapsed() != null) ? this.clock.nanoTime() : 0;
+		return new BackoffCall(policy, listener, this.clock, this.randomSource, start);
 	}
 
 	/**
@@ -165,16 +185,6 @@ public final class BackoffExecutor {
 	@SuppressWarnings("unchecked")
 	private static <E extends Throwable> E rethrow(Throwable failure) throws E {
 		throw (E) failure;
-	}
-
-	private static <T extends @Nullable Object> T end(CallState state, @Nullable Throwable failure, T last)
-			throws Throwable {
-		Outcome outcome = Objects.requireNonNull(state.outcome);
-		if (failure != null) {
-			throw state.fail(outcome, failure);
-		}
-		state.fail(outcome, null);
-		return last;
 	}
 
 	/**
@@ -192,9 +202,7 @@ public final class BackoffExecutor {
 	 */
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffPolicy policy,
 			BackoffListener listener, Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
-		long start = (policy.getMaxElapsed() != null) ? this.clock.nanoTime() : 0;
-		AsyncCall<T> call = new AsyncCall<>(new CallState(policy, listener, this.clock, this.randomSource, start),
-				task, scheduler);
+		AsyncCall<T> call = new AsyncCall<>(start(policy, listener), task, scheduler);
 		call.run();
 		return call;
 	}

@@ -161,7 +161,7 @@ public final class BackoffPolicy {
 		if (retry < 1) {
 			throw new IllegalArgumentException("retry must be at least 1, but was " + retry);
 		}
-		return Duration.ofNanos(ceilingNanos(this.baseDelayNanos * Math.pow(this.multiplier, retry - 1.0)));
+		return Duration.ofNanos(ceilingNanos(retry));
 	}
 
 	/**
@@ -177,8 +177,9 @@ public final class BackoffPolicy {
 		int retries = getMaxRetries();
 		double total = 0;
 		int retry = 1;
-		// Grows geometrically until it reaches the cap (a fixed delay never grows: skip the loop).
-		for (; retry <= retries && worst < this.maxDelayNanos && factor > 1.0; retry++) {
+		// Grows geometrically until it reaches the cap (a fixed or a zero delay never grows: skip the
+		// loop, which would otherwise run once per retry, up to Integer.MAX_VALUE times).
+		for (; retry <= retries && worst > 0 && worst < this.maxDelayNanos && factor > 1.0; retry++) {
 			total += worst;
 			worst *= factor;
 		}
@@ -238,8 +239,17 @@ public final class BackoffPolicy {
 		return this.maxDelayNanos;
 	}
 
-	/** Caps a ceiling computed in floating point; NaN cannot occur (multiplier is finite and ≥ 1). */
-	long ceilingNanos(double ceiling) {
+	/**
+	 * The ceiling of retry {@code n} in nanoseconds: the one formula that {@link #ceiling(int)}
+	 * and {@link BackoffDelays} share, so that a sequence's delays match the advertised ceilings
+	 * to the nanosecond. Saturates: {@code pow} may overflow to infinity, which the cap absorbs,
+	 * and a zero base is answered first because {@code 0 × infinity} is NaN.
+	 */
+	long ceilingNanos(int retry) {
+		if (this.baseDelayNanos == 0) {
+			return 0;
+		}
+		double ceiling = this.baseDelayNanos * Math.pow(this.multiplier, retry - 1.0);
 		return (ceiling >= this.maxDelayNanos) ? this.maxDelayNanos : (long) ceiling;
 	}
 
@@ -433,10 +443,12 @@ public final class BackoffPolicy {
 						"must be one of " + Arrays.toString(Jitter.values()));
 			}
 			if (this.maxElapsed != null) {
-				Duration elapsed = requireDuration("maxElapsed", this.maxElapsed);
-				if (elapsed.isZero()) {
-					throw new InvalidPolicyException("maxElapsed", elapsed, "must be positive (or unset for no limit)");
+				// Checked before requireDuration, whose "zero or positive" would be wrong here.
+				if (this.maxElapsed.isNegative() || this.maxElapsed.isZero()) {
+					throw new InvalidPolicyException("maxElapsed", this.maxElapsed,
+							"must be positive (or unset for no limit)");
 				}
+				requireDuration("maxElapsed", this.maxElapsed);
 			}
 			checkTypes("retryOn", this.retryOn);
 			checkTypes("abortOn", this.abortOn);

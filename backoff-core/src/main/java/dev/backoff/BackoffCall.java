@@ -1,0 +1,211 @@
+package dev.backoff;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call under a {@link BackoffPolicy}, stepped by hand: for integrations that schedule
+ * attempts themselves (Reactor's {@code retryWhen}, for one), so that they decide exactly as
+ * {@link BackoffExecutor} does. Obtain one from {@link BackoffExecutor#start}.
+ *
+ * <p>The protocol: {@link #beginAttempt()} before every attempt; after a failed attempt (or
+ * one whose result asks for a retry) {@link #nextDelay} gives the wait before the next, or
+ * {@code null} when the call ends, which is then reported with {@link #end}; a successful
+ * attempt is reported with {@link #succeed()}; {@link #interrupt} ends the call early. The
+ * end is claimed atomically, so exactly one end is reported even when a cancellation races
+ * with an attempt. Apart from that, one attempt at a time: not for concurrent use.
+ */
+public final class BackoffCall {
+
+	/** Earlier failures attached as suppressed to the one the caller gets, at most. */
+	public static final int MAX_SUPPRESSED = 8;
+
+	private static final VarHandle ENDED;
+
+	static {
+		try {
+			ENDED = MethodHandles.lookup().findVarHandle(BackoffCall.class, "ended", boolean.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	private final BackoffPolicy policy;
+
+	private final BackoffListener listener;
+
+	private final NanoClock clock;
+
+	private final RandomSource randomSource;
+
+	private final long startNanos;
+
+	private @Nullable BackoffDelays delays;
+
+	private final Throwable[] earlier = new Throwable[MAX_SUPPRESSED];
+
+	private int earlierCount;
+
+	private int attempts;
+
+	private @Nullable Outcome outcome;
+
+	@SuppressWarnings("unused") // through ENDED
+	private volatile boolean ended;
+
+	BackoffCall(BackoffPolicy policy, BackoffListener listener, NanoClock clock, RandomSource randomSource,
+			long startNanos) {
+		this.policy = policy;
+		this.listener = listener;
+		this.clock = clock;
+		this.randomSource = randomSource;
+		this.startNanos = startNanos;
+	}
+
+	/** @return the policy this call runs under */
+	public BackoffPolicy getPolicy() {
+		return this.policy;
+	}
+
+	/** @return the attempts begun so far */
+	public int getAttempts() {
+		return this.attempts;
+	}
+
+	/** @return how the call ended, or was decided to end; {@code null} while it goes on */
+	public @Nullable Outcome getOutcome() {
+		return this.outcome;
+	}
+
+	/** @return whether the end of the call has been reported */
+	public boolean isEnded() {
+		return this.ended;
+	}
+
+	/** Counts an attempt about to start. */
+	public void beginAttempt() {
+		this.attempts++;
+	}
+
+	/**
+	 * Decides what follows a failed attempt ({@code failure} given) or an attempt whose result
+	 * asked for a retry ({@code failure} null): the wait before the next attempt, reported to
+	 * the listener, or {@code null} when the call ends here, its {@link #getOutcome() outcome}
+	 * set ({@code not_retryable}, {@code exhausted} or {@code timed_out}).
+	 * @param failure the attempt's failure, or {@code null} for a result that asked for a retry
+	 * @return the wait, or {@code null} to end the call with {@link #end}
+	 */
+	public @Nullable Duration nextDelay(@Nullable Throwable failure) {
+		if (failure != null && !this.policy.isRetryable(failure)) {
+			return stop(Outcome.NOT_RETRYABLE);
+		}
+		if (this.attempts >= this.policy.getMaxAttempts()) {
+			return stop(Outcome.EXHAUSTED);
+		}
+		long delay = delays().nextNanos();
+		Duration maxElapsed = this.policy.getMaxElapsed();
+		if (maxElapsed != null) {
+			long elapsed = this.clock.nanoTime() - this.startNanos;
+			// Compared by subtraction: elapsed + delay could overflow.
+			if (delay > maxElapsed.toNanos() - elapsed) {
+				return stop(Outcome.TIMED_OUT);
+			}
+		}
+		if (failure != null) {
+			remember(failure);
+		}
+		Duration wait = Duration.ofNanos(delay);
+		this.listener.onRetryScheduled(this.attempts, wait, failure);
+		return wait;
+	}
+
+	/**
+	 * Reports the call's success, unless its end was already reported.
+	 * @return whether this reported the end
+	 */
+	public boolean succeed() {
+		if (!claimEnd()) {
+			return false;
+		}
+		this.outcome = (this.attempts <= 1) ? Outcome.SUCCESS : Outcome.SUCCESS_AFTER_RETRY;
+		this.listener.onSuccess(this.outcome, this.attempts);
+		return true;
+	}
+
+	/**
+	 * Ends the call with the outcome {@link #nextDelay} decided, unless its end was already
+	 * reported, attaching the earlier failures to {@code failure} as suppressed.
+	 * @param <X> the failure type
+	 * @param failure the failure the caller gets, or {@code null} when the last result is returned
+	 * @return {@code failure}, for {@code throw call.end(failure)}
+	 */
+	public <X extends @Nullable Throwable> X end(X failure) {
+		Outcome decided = this.outcome;
+		report((decided != null) ? decided : Outcome.EXHAUSTED, failure);
+		return failure;
+	}
+
+	/**
+	 * Ends the call with {@link Outcome#INTERRUPTED} (interrupted, cancelled, or unable to
+	 * schedule its next attempt), unless its end was already reported.
+	 * @param failure the failure the caller gets
+	 * @return whether this reported the end
+	 */
+	public boolean interrupt(@Nullable Throwable failure) {
+		return report(Outcome.INTERRUPTED, failure);
+	}
+
+	private boolean report(Outcome outcome, @Nullable Throwable failure) {
+		if (!claimEnd()) {
+			return false;
+		}
+		this.outcome = outcome;
+		if (failure != null && this.earlierCount > 0) {
+			// Bounded even when the caller throws one shared instance on every call.
+			int room = MAX_SUPPRESSED - failure.getSuppressed().length;
+			for (int i = 0; i < this.earlierCount && room > 0; i++) {
+				if (this.earlier[i] != failure) {
+					failure.addSuppressed(this.earlier[i]);
+					room--;
+				}
+			}
+		}
+		this.listener.onFailure(outcome, this.attempts, failure);
+		return true;
+	}
+
+	private boolean claimEnd() {
+		return ENDED.compareAndSet(this, false, true);
+	}
+
+	private @Nullable Duration stop(Outcome outcome) {
+		this.outcome = outcome;
+		return null;
+	}
+
+	private BackoffDelays delays() {
+		BackoffDelays delays = this.delays;
+		if (delays == null) {
+			delays = this.policy.delays(this.randomSource.generator());
+			this.delays = delays;
+		}
+		return delays;
+	}
+
+	private void remember(Throwable failure) {
+		// Keeps the first ones: they usually say how the trouble began.
+		if (this.earlierCount < MAX_SUPPRESSED) {
+			for (int i = 0; i < this.earlierCount; i++) {
+				if (this.earlier[i] == failure) {
+					return;
+				}
+			}
+			this.earlier[this.earlierCount++] = failure;
+		}
+	}
+
+}
