@@ -1,0 +1,96 @@
+package dev.backoff.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+
+import dev.backoff.BackoffExecutor;
+import dev.backoff.BackoffListener;
+import dev.backoff.NanoClock;
+import dev.backoff.RandomSource;
+import dev.backoff.Sleeper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+
+/**
+ * Auto-configuration of {@code @Backoff}: the policies from {@code backoff.*}, the executor
+ * with its replaceable sleeper, clock and random source, the scheduler of non-blocking
+ * retries, and the post-processor that advises {@code @Backoff} beans. Off with
+ * {@code backoff.enabled=false}: then no proxy is created and calls go straight through.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = "backoff.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(BackoffProperties.class)
+public final class BackoffAutoConfiguration {
+
+	/** The name of the scheduler of non-blocking retries; define a bean of that name to replace it. */
+	public static final String SCHEDULER_BEAN_NAME = "backoffScheduler";
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static BackoffAnnotationBeanPostProcessor backoffAnnotationBeanPostProcessor(
+			ObjectProvider<BackoffOperations> operations) {
+		return new BackoffAnnotationBeanPostProcessor(operations::getObject);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	Sleeper backoffSleeper() {
+		return Sleeper.THREAD;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	NanoClock backoffClock() {
+		return NanoClock.SYSTEM;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RandomSource backoffRandomSource() {
+		return RandomSource.THREAD_LOCAL;
+	}
+
+	@Bean(name = SCHEDULER_BEAN_NAME)
+	@ConditionalOnMissingBean(name = SCHEDULER_BEAN_NAME)
+	BackoffScheduler backoffScheduler() {
+		return new BackoffScheduler(Math.max(2, Runtime.getRuntime().availableProcessors()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory) {
+		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffExecutor backoffExecutor(Sleeper sleeper, NanoClock clock, RandomSource randomSource) {
+		return BackoffExecutor.builder().sleeper(sleeper).clock(clock).randomSource(randomSource).build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffOperations backoffOperations(BackoffPolicies policies, BackoffExecutor executor,
+			@Qualifier(SCHEDULER_BEAN_NAME) ScheduledExecutorService scheduler,
+			ObjectProvider<BackoffListener> listeners, ObjectProvider<BackoffListenerFactory> listenerFactories,
+			ConfigurableBeanFactory beanFactory) {
+		List<BackoffListener> shared = listeners.orderedStream().toList();
+		List<BackoffListenerFactory> factories = listenerFactories.orderedStream().toList();
+		return new BackoffOperations(policies, executor, scheduler, (operation) -> {
+			List<BackoffListener> all = new ArrayList<>(shared);
+			factories.forEach((factory) -> all.add(factory.create(operation)));
+			return BackoffListener.composite(all);
+		}, beanFactory::resolveEmbeddedValue, beanFactory.getBeanClassLoader());
+	}
+
+}

@@ -1,0 +1,83 @@
+package dev.backoff.autoconfigure;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+import dev.backoff.Jitter;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+
+/**
+ * Reports bad Backoff configuration at start-up: the property (or {@code @Backoff} attribute),
+ * the value given, the rule it breaks, and what to set. Covers values that bind but break a
+ * rule ({@link BackoffConfigurationException}) and values under {@code backoff.*} that do not
+ * bind at all, such as an unknown jitter name or a malformed duration; ordered before Spring
+ * Boot's generic bind analysis so that those speak Backoff's rules too.
+ */
+@Order(Ordered.HIGHEST_PRECEDENCE)
+public class BackoffFailureAnalyzer implements FailureAnalyzer {
+
+	@Override
+	public @Nullable FailureAnalysis analyze(Throwable failure) {
+		BackoffConfigurationException invalid = findCause(failure, BackoffConfigurationException.class);
+		if (invalid != null) {
+			return analysis(invalid.getProperty(), invalid.getValue(), invalid.getRule(), invalid.getAction(), invalid);
+		}
+		BindException bind = findCause(failure, BindException.class);
+		if (bind != null && bind.getProperty() != null && bind.getName().toString().startsWith("backoff.")) {
+			return analyzeBind(bind, bind.getProperty());
+		}
+		return null;
+	}
+
+	private FailureAnalysis analyzeBind(BindException bind, ConfigurationProperty property) {
+		Class<?> target = bind.getTarget().getType().resolve(Object.class);
+		String rule;
+		if (target == Jitter.class) {
+			rule = "must be one of " + Arrays.stream(Jitter.values())
+				.map((jitter) -> jitter.name().toLowerCase(Locale.ROOT))
+				.collect(Collectors.joining(", "));
+		}
+		else if (target == Duration.class) {
+			rule = "must be a duration such as 250ms, 2s, 1m or PT0.5S";
+		}
+		else if (target == Integer.class || target == int.class) {
+			rule = "must be a whole number";
+		}
+		else if (target == Double.class || target == double.class) {
+			rule = "must be a number such as 2.0";
+		}
+		else {
+			rule = "must be convertible to " + target.getSimpleName();
+		}
+		String name = property.getName().toString();
+		return analysis(name, property.getValue(), rule, "Set " + name + " to a value that " + rule + ".", bind);
+	}
+
+	private FailureAnalysis analysis(String property, @Nullable Object value, String rule, String action,
+			Throwable cause) {
+		String description = String.format("Invalid Backoff configuration:%n%n    Property: %s%n    Value:    %s%n"
+				+ "    Rule:     %s%n", property, value, rule);
+		return new FailureAnalysis(description, action, cause);
+	}
+
+	private static <T extends Throwable> @Nullable T findCause(Throwable failure, Class<T> type) {
+		Throwable current = failure;
+		while (current != null) {
+			if (type.isInstance(current)) {
+				return type.cast(current);
+			}
+			current = (current.getCause() != current) ? current.getCause() : null;
+		}
+		return null;
+	}
+
+}

@@ -1,0 +1,185 @@
+package dev.backoff.autoconfigure;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+import dev.backoff.BackoffPolicy;
+import dev.backoff.InvalidPolicyException;
+import dev.backoff.Jitter;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * The effective policies of the application, built once at start-up from
+ * {@link BackoffProperties}: {@code backoff.defaults} over {@link BackoffPolicy}'s defaults,
+ * and each {@code backoff.policies.<name>} over {@code backoff.defaults}. Every policy is
+ * validated when this is created, so bad configuration stops start-up.
+ */
+public final class BackoffPolicies {
+
+	/** The name under which {@code backoff.defaults} is listed and tagged. */
+	public static final String DEFAULTS = "defaults";
+
+	private final BackoffPolicy defaults;
+
+	private final Map<String, BackoffPolicy> policies;
+
+	private BackoffPolicies(BackoffPolicy defaults, Map<String, BackoffPolicy> policies) {
+		this.defaults = defaults;
+		this.policies = Collections.unmodifiableMap(policies);
+	}
+
+	/**
+	 * @param properties the bound properties
+	 * @param classLoader loads the {@code retry-on} and {@code abort-on} types
+	 * @return the validated policies
+	 * @throws BackoffConfigurationException naming the first property that breaks a rule
+	 */
+	public static BackoffPolicies of(BackoffProperties properties, @Nullable ClassLoader classLoader) {
+		BackoffProperties.Policy defaults = properties.getDefaults();
+		BackoffPolicy defaultPolicy = build(BackoffPolicy.defaults(), "backoff.defaults", defaults, null, classLoader);
+		Map<String, BackoffPolicy> policies = new LinkedHashMap<>();
+		properties.getPolicies().forEach((name, settings) -> {
+			if (DEFAULTS.equals(name)) {
+				throw new BackoffConfigurationException("backoff.policies." + name, name,
+						"the name '" + DEFAULTS + "' is reserved for backoff.defaults",
+						"Rename the policy, or move its settings to backoff.defaults.");
+			}
+			policies.put(name, build(defaultPolicy, "backoff.policies." + name, settings, defaults, classLoader));
+		});
+		return new BackoffPolicies(defaultPolicy, policies);
+	}
+
+	/** @return the policy of {@code backoff.defaults} */
+	public BackoffPolicy getDefaults() {
+		return this.defaults;
+	}
+
+	/**
+	 * @param name a policy name, or {@value #DEFAULTS} for {@code backoff.defaults}
+	 * @return the policy, or {@code null} if none has that name
+	 */
+	public @Nullable BackoffPolicy get(String name) {
+		return DEFAULTS.equals(name) ? this.defaults : this.policies.get(name);
+	}
+
+	/** @return the names under {@code backoff.policies}, in configuration order */
+	public Set<String> getNames() {
+		return this.policies.keySet();
+	}
+
+	/**
+	 * Builds one policy over its parent, naming the most specific property that set a broken
+	 * value: the policy's own, or the inherited one from {@code backoff.defaults}.
+	 */
+	private static BackoffPolicy build(BackoffPolicy parent, String prefix, BackoffProperties.Policy settings,
+			BackoffProperties.@Nullable Policy inherited, @Nullable ClassLoader classLoader) {
+		BackoffPolicy.Builder builder = parent.toBuilder();
+		if (settings.getMaxAttempts() != null) {
+			builder.maxAttempts(settings.getMaxAttempts());
+		}
+		if (settings.getBaseDelay() != null) {
+			builder.baseDelay(settings.getBaseDelay());
+		}
+		if (settings.getMaxDelay() != null) {
+			builder.maxDelay(settings.getMaxDelay());
+		}
+		if (settings.getMultiplier() != null) {
+			builder.multiplier(settings.getMultiplier());
+		}
+		if (settings.getJitter() != null) {
+			builder.jitter(settings.getJitter());
+		}
+		if (settings.getMaxElapsed() != null) {
+			builder.maxElapsed(settings.getMaxElapsed());
+		}
+		if (settings.getRetryOn() != null) {
+			builder.retryOn(toTypes(prefix + ".retry-on", settings.getRetryOn(), classLoader));
+		}
+		if (settings.getAbortOn() != null) {
+			builder.abortOn(toTypes(prefix + ".abort-on", settings.getAbortOn(), classLoader));
+		}
+		try {
+			return builder.build();
+		}
+		catch (InvalidPolicyException ex) {
+			String property = propertyName(ex.getSetting());
+			String where = (inherited != null && !isSet(settings, ex.getSetting()) && isSet(inherited, ex.getSetting()))
+					? "backoff.defaults." + property : prefix + "." + property;
+			throw new BackoffConfigurationException(where, format(ex.getValue()), ex.getRule(),
+					"Set " + where + " to a value that " + ex.getRule() + ".", ex);
+		}
+	}
+
+	/**
+	 * Resolves exception type names, reporting an unknown class or a class that is not a
+	 * {@link Throwable} under the property that named it.
+	 * @param property the property or attribute that holds the names
+	 * @param names fully qualified class names
+	 * @param classLoader the class loader to use
+	 * @return the types
+	 */
+	@SuppressWarnings("unchecked")
+	static Class<? extends Throwable>[] toTypes(String property, List<String> names, @Nullable ClassLoader classLoader) {
+		Class<? extends Throwable>[] types = new Class[names.size()];
+		for (int i = 0; i < types.length; i++) {
+			String name = names.get(i).trim();
+			Class<?> type;
+			try {
+				type = ClassUtils.forName(name, classLoader);
+			}
+			catch (ClassNotFoundException | LinkageError ex) {
+				throw new BackoffConfigurationException(property, name, "must name a class on the class path",
+						"Use the exception type's fully qualified name, such as java.io.IOException.", ex);
+			}
+			if (!Throwable.class.isAssignableFrom(type)) {
+				throw new BackoffConfigurationException(property, name, "must name a Throwable type",
+						"Name an exception type, such as java.io.IOException.");
+			}
+			types[i] = (Class<? extends Throwable>) type;
+		}
+		return types;
+	}
+
+	/** The property name of a builder setting: {@code maxAttempts} → {@code max-attempts}. */
+	static String propertyName(String setting) {
+		StringBuilder name = new StringBuilder(setting.length() + 4);
+		for (char c : setting.toCharArray()) {
+			if (Character.isUpperCase(c)) {
+				name.append('-').append(Character.toLowerCase(c));
+			}
+			else {
+				name.append(c);
+			}
+		}
+		return name.toString();
+	}
+
+	private static boolean isSet(BackoffProperties.Policy settings, String setting) {
+		Map<String, Function<BackoffProperties.Policy, @Nullable Object>> getters = Map.of("maxAttempts",
+				BackoffProperties.Policy::getMaxAttempts, "baseDelay", BackoffProperties.Policy::getBaseDelay,
+				"maxDelay", BackoffProperties.Policy::getMaxDelay, "multiplier", BackoffProperties.Policy::getMultiplier,
+				"jitter", BackoffProperties.Policy::getJitter, "maxElapsed", BackoffProperties.Policy::getMaxElapsed,
+				"retryOn", BackoffProperties.Policy::getRetryOn, "abortOn", BackoffProperties.Policy::getAbortOn);
+		Function<BackoffProperties.Policy, @Nullable Object> getter = getters.get(setting);
+		return getter != null && getter.apply(settings) != null;
+	}
+
+	/** Shows durations the way they are written in YAML. */
+	static @Nullable Object format(@Nullable Object value) {
+		if (value instanceof Duration duration) {
+			return DurationFormat.format(duration);
+		}
+		if (value instanceof Jitter jitter) {
+			return jitter.name().toLowerCase(java.util.Locale.ROOT);
+		}
+		return value;
+	}
+
+}

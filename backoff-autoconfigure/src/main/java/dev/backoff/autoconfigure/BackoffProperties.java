@@ -1,0 +1,174 @@
+package dev.backoff.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.backoff.BackoffPolicy;
+import dev.backoff.Jitter;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of Backoff: {@code backoff.defaults} and named policies under
+ * {@code backoff.policies.<name>}, each inheriting every setting it leaves unset from the
+ * defaults, which in turn fall back to {@link BackoffPolicy}'s {@code DEFAULT_*} constants.
+ */
+@ConfigurationProperties("backoff")
+public class BackoffProperties {
+
+	/**
+	 * Whether @Backoff methods are retried. When false no proxy is created and every call
+	 * goes straight through.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Settings every named policy starts from, and the policy of a @Backoff that names none.
+	 */
+	private final Policy defaults = new Policy();
+
+	/**
+	 * Named policies, referenced as @Backoff("name"); each inherits what it leaves unset
+	 * from 'backoff.defaults'.
+	 */
+	private final Map<String, Policy> policies = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Policy getDefaults() {
+		return this.defaults;
+	}
+
+	public Map<String, Policy> getPolicies() {
+		return this.policies;
+	}
+
+	/**
+	 * The settings of one policy; {@code null} means "inherit".
+	 */
+	public static class Policy {
+
+		/**
+		 * Number of calls allowed, the first included (3 = 1 call + 2 retries; 1 = no retry).
+		 * Default 3.
+		 */
+		private @Nullable Integer maxAttempts;
+
+		/**
+		 * Ceiling of the first retry's delay; each later ceiling is the one before times the
+		 * multiplier. Default 100ms.
+		 */
+		private @Nullable Duration baseDelay;
+
+		/**
+		 * Cap of every delay. Must be at least the base delay. Default 20s.
+		 */
+		private @Nullable Duration maxDelay;
+
+		/**
+		 * Factor between consecutive ceilings, at least 1 (1 = fixed delay). Its excess over
+		 * 1 is the ratio of the next wait to the time already waited: 1.1 waits about 10% of
+		 * the elapsed time. Default 2.0.
+		 */
+		private @Nullable Double multiplier;
+
+		/**
+		 * How each delay is drawn from its ceiling: none, full, equal or decorrelated.
+		 * Default full.
+		 */
+		private @Nullable Jitter jitter;
+
+		/**
+		 * Budget for all attempts plus waits, from the first call; a wait that would end
+		 * past it is not started. Unset for no limit.
+		 */
+		private @Nullable Duration maxElapsed;
+
+		/**
+		 * Exception types to retry, matched along the cause chain. Unset: every Exception
+		 * (never an Error).
+		 */
+		private @Nullable List<String> retryOn;
+
+		/**
+		 * Exception types never to retry, matched along the cause chain; wins over retry-on.
+		 */
+		private @Nullable List<String> abortOn;
+
+		public @Nullable Integer getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(@Nullable Integer maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public @Nullable Duration getBaseDelay() {
+			return this.baseDelay;
+		}
+
+		public void setBaseDelay(@Nullable Duration baseDelay) {
+			this.baseDelay = baseDelay;
+		}
+
+		public @Nullable Duration getMaxDelay() {
+			return this.maxDelay;
+		}
+
+		public void setMaxDelay(@Nullable Duration maxDelay) {
+			this.maxDelay = maxDelay;
+		}
+
+		public @Nullable Double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(@Nullable Double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public @Nullable Jitter getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(@Nullable Jitter jitter) {
+			this.jitter = jitter;
+		}
+
+		public @Nullable Duration getMaxElapsed() {
+			return this.maxElapsed;
+		}
+
+		public void setMaxElapsed(@Nullable Duration maxElapsed) {
+			this.maxElapsed = maxElapsed;
+		}
+
+		public @Nullable List<String> getRetryOn() {
+			return this.retryOn;
+		}
+
+		public void setRetryOn(@Nullable List<String> retryOn) {
+			this.retryOn = (retryOn != null) ? new ArrayList<>(retryOn) : null;
+		}
+
+		public @Nullable List<String> getAbortOn() {
+			return this.abortOn;
+		}
+
+		public void setAbortOn(@Nullable List<String> abortOn) {
+			this.abortOn = (abortOn != null) ? new ArrayList<>(abortOn) : null;
+		}
+
+	}
+
+}

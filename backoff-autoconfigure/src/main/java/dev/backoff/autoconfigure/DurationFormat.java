@@ -1,0 +1,55 @@
+package dev.backoff.autoconfigure;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * Reads and writes durations the way {@code application.yml} does ({@code 250ms}, {@code 2s},
+ * {@code PT0.5S}), so that annotation attributes, error messages and the Actuator endpoint
+ * speak the same language as the YAML.
+ */
+final class DurationFormat {
+
+	private static final String[] SUFFIXES = { "d", "h", "m", "s", "ms", "us", "ns" };
+
+	private static final long[] NANOS = { 86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L,
+			1_000_000L, 1_000L, 1L };
+
+	private DurationFormat() {
+	}
+
+	/**
+	 * @param text a duration such as {@code 250ms}; a bare number is milliseconds
+	 * @return the duration
+	 * @throws IllegalArgumentException if the text is not a duration
+	 */
+	static Duration parse(String text) {
+		return DurationStyle.detectAndParse(text.trim(), ChronoUnit.MILLIS);
+	}
+
+	/**
+	 * @param duration a duration
+	 * @return it in the largest unit that holds it exactly, e.g. {@code 1500ms}, {@code 20s}
+	 */
+	static String format(Duration duration) {
+		if (duration.isZero()) {
+			return "0ms";
+		}
+		long nanos;
+		try {
+			nanos = duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return duration.toString();
+		}
+		for (int i = 0; i < NANOS.length; i++) {
+			if (nanos % NANOS[i] == 0) {
+				return (nanos / NANOS[i]) + SUFFIXES[i];
+			}
+		}
+		return nanos + "ns";
+	}
+
+}

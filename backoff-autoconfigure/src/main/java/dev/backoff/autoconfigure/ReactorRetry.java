@@ -1,0 +1,114 @@
+package dev.backoff.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+
+import dev.backoff.BackoffCall;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.BackoffTask;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+/**
+ * Retries methods that return a Reactor {@code Mono} or {@code Flux} by resubscription, with
+ * {@code retryWhen} driven by the same {@link BackoffCall} decisions as every other path.
+ * Each subscription is one call: every attempt invokes the method anew, and each wait is a
+ * {@code Mono.delay} on Reactor's parallel scheduler, so no thread blocks and virtual time
+ * works in tests. Kept apart so that Reactor stays optional: loaded only for such methods.
+ */
+final class ReactorRetry {
+
+	private ReactorRetry() {
+	}
+
+	static Object retry(BackoffOperation operation, BackoffTask<@Nullable Object> attempt, @Nullable Object target,
+			@Nullable Object[] arguments) {
+		Publisher<@Nullable Object> retried = (operation.getKind() == BackoffOperation.Kind.MONO)
+				? Mono.defer(() -> retryMono(operation, attempt)) : Flux.defer(() -> retryFlux(operation, attempt));
+		Fallback fallback = operation.getFallback();
+		if (fallback == null) {
+			return retried;
+		}
+		if (retried instanceof Mono<@Nullable Object> mono) {
+			return mono.onErrorResume((failure) -> Mono.defer(() -> Mono.from(publisher(fallback, target, arguments, failure))));
+		}
+		return ((Flux<@Nullable Object>) retried)
+			.onErrorResume((failure) -> Flux.defer(() -> publisher(fallback, target, arguments, failure)));
+	}
+
+	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt) {
+		BackoffCall call = operation.getExecutor().start(operation.getPolicy(), operation.getListener());
+		BackoffPolicy policy = operation.getPolicy();
+		return Mono.defer(() -> {
+			call.beginAttempt();
+			return Mono.from(publisher(attempt));
+		}).handle((value, sink) -> {
+			if (policy.isRetryableResult(value)) {
+				sink.error(new RetryableResult(value));
+			}
+			else {
+				sink.next(value);
+			}
+		})
+			.retryWhen(retry(call))
+			.onErrorResume(RetryableResult.class, (result) -> Mono.justOrEmpty(result.value))
+			.doOnSuccess((value) -> call.succeed())
+			.doOnCancel(() -> call.interrupt(new CancellationException("Cancelled by the subscriber")));
+	}
+
+	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt) {
+		BackoffCall call = operation.getExecutor().start(operation.getPolicy(), operation.getListener());
+		return Flux.defer(() -> {
+			call.beginAttempt();
+			return publisher(attempt);
+		})
+			.retryWhen(retry(call))
+			.doOnComplete(call::succeed)
+			.doOnCancel(() -> call.interrupt(new CancellationException("Cancelled by the subscriber")));
+	}
+
+	private static Retry retry(BackoffCall call) {
+		return Retry.from((signals) -> signals.concatMap((signal) -> {
+			Throwable failure = signal.failure();
+			boolean resultRetry = (failure instanceof RetryableResult);
+			Duration delay = call.nextDelay(resultRetry ? null : failure);
+			if (delay == null) {
+				if (resultRetry) {
+					// Ends with the last value (see onErrorResume), so no failure is reported.
+					call.end(null);
+					return Mono.error(failure);
+				}
+				return Mono.error(call.end(failure));
+			}
+			return Mono.delay(delay);
+		}));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<@Nullable Object> publisher(BackoffTask<@Nullable Object> attempt) {
+		Publisher<@Nullable Object> publisher = (Publisher<@Nullable Object>) Fallback.sneaky(attempt);
+		return (publisher != null) ? publisher : Mono.empty();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<@Nullable Object> publisher(Fallback fallback, @Nullable Object target,
+			@Nullable Object[] arguments, Throwable failure) {
+		return publisher(() -> fallback.invoke(target, arguments, failure));
+	}
+
+	/** Carries a result that asked for a retry through {@code retryWhen}; never reaches the caller. */
+	private static final class RetryableResult extends RuntimeException {
+
+		private final @Nullable Object value;
+
+		RetryableResult(@Nullable Object value) {
+			super(null, null, false, false);
+			this.value = value;
+		}
+
+	}
+
+}
