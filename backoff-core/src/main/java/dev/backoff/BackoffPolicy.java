@@ -165,9 +165,25 @@ public final class BackoffPolicy {
 	}
 
 	/**
-	 * The largest total wait a call can spend before its last attempt: the sum over every retry
-	 * of the largest delay it can draw, which is its ceiling {@code v(n)}, or for decorrelated
-	 * jitter {@code min(maxDelay, baseDelay × 3^n)}. Saturates at {@link #MAX_DURATION}.
+	 * The largest delay retry {@code n} can draw: its ceiling {@code v(n)}, or for decorrelated
+	 * jitter {@code min(maxDelay, baseDelay × 3^n)}.
+	 * @param retry the retry number, from 1
+	 * @return the longest possible wait before that retry
+	 */
+	public Duration longestDelay(int retry) {
+		if (this.jitter != Jitter.DECORRELATED) {
+			return ceiling(retry);
+		}
+		if (retry < 1) {
+			throw new IllegalArgumentException("retry must be at least 1, but was " + retry);
+		}
+		double longest = (this.baseDelayNanos == 0) ? 0 : this.baseDelayNanos * Math.pow(3.0, retry);
+		return Duration.ofNanos((longest >= this.maxDelayNanos) ? this.maxDelayNanos : (long) longest);
+	}
+
+	/**
+	 * The largest total wait a call can spend before its last attempt: the sum of
+	 * {@link #longestDelay(int)} over every retry. Saturates at {@link #MAX_DURATION}.
 	 * @return the worst-case total wait
 	 */
 	public Duration worstCaseTotalDelay() {
@@ -177,8 +193,9 @@ public final class BackoffPolicy {
 		int retries = getMaxRetries();
 		double total = 0;
 		int retry = 1;
-		// Grows geometrically until it reaches the cap (a fixed or a zero delay never grows: skip the
-		// loop, which would otherwise run once per retry, up to Integer.MAX_VALUE times).
+		// Grows geometrically until it reaches the cap, then adds the cap for every retry left in
+		// one step. A fixed or a zero delay never grows: skip the loop, which would otherwise run
+		// once per retry, up to Integer.MAX_VALUE times.
 		for (; retry <= retries && worst > 0 && worst < this.maxDelayNanos && factor > 1.0; retry++) {
 			total += worst;
 			worst *= factor;

@@ -74,6 +74,12 @@ public final class BackoffAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	BackoffLogging backoffLogging() {
+		return new BackoffLogging();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	BackoffExecutor backoffExecutor(Sleeper sleeper, NanoClock clock, RandomSource randomSource) {
 		return BackoffExecutor.builder().sleeper(sleeper).clock(clock).randomSource(randomSource).build();
 	}

@@ -37,6 +37,11 @@ public class BackoffProperties {
 	 */
 	private final Map<String, Policy> policies = new LinkedHashMap<>();
 
+	/**
+	 * Metrics of retried calls.
+	 */
+	private final Metrics metrics = new Metrics();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -51,6 +56,31 @@ public class BackoffProperties {
 
 	public Map<String, Policy> getPolicies() {
 		return this.policies;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	/**
+	 * Metrics settings.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Whether to record the backoff.* meters when Micrometer and a MeterRegistry are
+		 * present.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
 	}
 
 	/**

@@ -10,7 +10,7 @@ import org.springframework.boot.convert.DurationStyle;
  * {@code PT0.5S}), so that annotation attributes, error messages and the Actuator endpoint
  * speak the same language as the YAML.
  */
-final class DurationFormat {
+public final class DurationFormat {
 
 	private static final String[] SUFFIXES = { "d", "h", "m", "s", "ms", "us", "ns" };
 
@@ -25,7 +25,7 @@ final class DurationFormat {
 	 * @return the duration
 	 * @throws IllegalArgumentException if the text is not a duration
 	 */
-	static Duration parse(String text) {
+	public static Duration parse(String text) {
 		return DurationStyle.detectAndParse(text.trim(), ChronoUnit.MILLIS);
 	}
 
@@ -33,7 +33,7 @@ final class DurationFormat {
 	 * @param duration a duration
 	 * @return it in the largest unit that holds it exactly, e.g. {@code 1500ms}, {@code 20s}
 	 */
-	static String format(Duration duration) {
+	public static String format(Duration duration) {
 		if (duration.isZero()) {
 			return "0ms";
 		}

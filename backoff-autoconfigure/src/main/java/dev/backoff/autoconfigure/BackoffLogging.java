@@ -1,0 +1,54 @@
+package dev.backoff.autoconfigure;
+
+import java.time.Duration;
+
+import dev.backoff.BackoffListener;
+import dev.backoff.Outcome;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Logs retries at DEBUG under {@code dev.backoff}: each retry scheduled (policy, method,
+ * attempt x of y, delay, exception class and message) and each call that ends without
+ * success. Never logs a method argument or return value. Switch it on with
+ * {@code logging.level.dev.backoff=debug}; when off it costs a level check per retry.
+ */
+public class BackoffLogging implements BackoffListenerFactory {
+
+	private static final Log logger = LogFactory.getLog("dev.backoff");
+
+	@Override
+	public BackoffListener create(BackoffOperation operation) {
+		String prefix = "@Backoff(" + operation.getPolicyName() + ") " + operation.getMethodTag() + ": ";
+		int maxAttempts = operation.getPolicy().getMaxAttempts();
+		String ofMax = (maxAttempts == Integer.MAX_VALUE) ? "" : " of " + maxAttempts;
+		return new BackoffListener() {
+
+			@Override
+			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+				if (logger.isDebugEnabled()) {
+					logger.debug(prefix + "attempt " + attempt + ofMax + " failed (" + describe(failure)
+							+ "); retrying in " + DurationFormat.format(delay));
+				}
+			}
+
+			@Override
+			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+				if (logger.isDebugEnabled()) {
+					logger.debug(prefix + "gave up after " + attempts + ofMax + " attempts, outcome "
+							+ outcome.tagValue() + " (" + describe(failure) + ")");
+				}
+			}
+
+		};
+	}
+
+	private static String describe(@Nullable Throwable failure) {
+		if (failure == null) {
+			return "result asked for a retry";
+		}
+		return failure.getClass().getName() + ": " + failure.getMessage();
+	}
+
+}

@@ -1,0 +1,181 @@
+package dev.backoff.autoconfigure.actuate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+
+import dev.backoff.BackoffDelays;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.autoconfigure.BackoffCallCounts;
+import dev.backoff.autoconfigure.BackoffOperation;
+import dev.backoff.autoconfigure.BackoffOperations;
+import dev.backoff.autoconfigure.BackoffPolicies;
+import dev.backoff.autoconfigure.DurationFormat;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * The read-only {@code backoff} endpoint. {@code GET /actuator/backoff} lists every policy
+ * with its effective settings, its worst-case total wait, and the methods that use it with
+ * their own effective settings (after the annotation's overrides) and live counts by outcome.
+ * {@code GET /actuator/backoff/{policy}} previews that policy's schedule, retry by retry.
+ */
+@Endpoint(id = "backoff")
+public class BackoffEndpoint {
+
+	/** Sampled sequences behind each preview's expected delays and percentiles. */
+	static final int SAMPLES = 10_000;
+
+	/** Retries shown in a preview at most; past them the delays repeat the cap. */
+	static final int MAX_PREVIEW_RETRIES = 50;
+
+	/** A fixed seed: the preview of a policy reads the same on every request. */
+	private static final long SEED = 0x5DEECE66DL;
+
+	private final BackoffOperations operations;
+
+	private final @Nullable BackoffCallCounts counts;
+
+	/**
+	 * @param operations the resolved {@code @Backoff} methods and their policies
+	 * @param counts the live counts, or {@code null} without metrics
+	 */
+	public BackoffEndpoint(BackoffOperations operations, @Nullable BackoffCallCounts counts) {
+		this.operations = operations;
+		this.counts = counts;
+	}
+
+	/** @return every policy, with the methods that use it */
+	@ReadOperation
+	public PoliciesDescriptor policies() {
+		BackoffPolicies policies = this.operations.getPolicies();
+		Map<String, PolicyDescriptor> descriptors = new LinkedHashMap<>();
+		descriptors.put(BackoffPolicies.DEFAULTS, describe(BackoffPolicies.DEFAULTS, policies.getDefaults()));
+		for (String name : policies.getNames()) {
+			descriptors.put(name, describe(name, policies.get(name)));
+		}
+		return new PoliciesDescriptor(descriptors);
+	}
+
+	/**
+	 * @param policy a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @return the policy's schedule preview, or {@code null} (404) when there is no such policy
+	 */
+	@ReadOperation
+	public @Nullable PreviewDescriptor preview(@Selector String policy) {
+		BackoffPolicy found = this.operations.getPolicies().get(policy);
+		return (found != null) ? preview(policy, found) : null;
+	}
+
+	private PolicyDescriptor describe(String name, @Nullable BackoffPolicy policy) {
+		BackoffPolicy effective = (policy != null) ? policy : BackoffPolicy.defaults();
+		Map<String, MethodDescriptor> methods = new TreeMap<>();
+		for (BackoffOperation operation : this.operations.getAll()) {
+			if (operation.getPolicyName().equals(name)) {
+				BackoffPolicy own = operation.getPolicy();
+				methods.put(operation.getMethodTag(),
+						new MethodDescriptor(SettingsDescriptor.of(own), format(own.worstCaseTotalDelay()),
+								operation.getFallbackName(),
+								(this.counts != null) ? this.counts.get(operation) : null));
+			}
+		}
+		return new PolicyDescriptor(SettingsDescriptor.of(effective), format(effective.worstCaseTotalDelay()),
+				methods);
+	}
+
+	private PreviewDescriptor preview(String name, BackoffPolicy policy) {
+		int rows = Math.min(policy.getMaxRetries(), MAX_PREVIEW_RETRIES);
+		long[][] samples = new long[rows][SAMPLES];
+		SplittableRandom random = new SplittableRandom(SEED);
+		for (int sample = 0; sample < SAMPLES; sample++) {
+			// Each sequence is independent, as each call's is: the same engine the executor uses.
+			BackoffDelays delays = policy.delays(random.split());
+			for (int row = 0; row < rows; row++) {
+				samples[row][sample] = delays.nextNanos();
+			}
+		}
+		List<RetryPreview> schedule = new ArrayList<>(rows);
+		double expectedElapsed = 0;
+		long worstElapsed = 0;
+		for (int row = 0; row < rows; row++) {
+			long[] draws = samples[row];
+			double mean = Arrays.stream(draws).average().orElse(0);
+			Arrays.sort(draws);
+			long longest = policy.longestDelay(row + 1).toNanos();
+			expectedElapsed += mean;
+			worstElapsed = (worstElapsed > Long.MAX_VALUE - longest) ? Long.MAX_VALUE : worstElapsed + longest;
+			schedule.add(new RetryPreview(row + 1, format(policy.ceiling(row + 1)), format(nanos(mean)),
+					format(Duration.ofNanos(draws[SAMPLES / 2])), format(Duration.ofNanos(draws[(int) (SAMPLES * 0.99)])), format(nanos(expectedElapsed)),
+					format(Duration.ofNanos(worstElapsed))));
+		}
+		String growth = (policy.getJitter() == dev.backoff.Jitter.DECORRELATED)
+				? "decorrelated: each wait is drawn from [base-delay, 3 x the previous wait], capped at max-delay"
+				: String.format(Locale.ROOT,
+						"after a total wait T the next ceiling is base-delay + %.2f x T: each wait is about %.0f%% of the time already waited",
+						policy.getMultiplier() - 1, (policy.getMultiplier() - 1) * 100);
+		return new PreviewDescriptor(name, SettingsDescriptor.of(policy), format(policy.worstCaseTotalDelay()), growth,
+				SAMPLES, schedule);
+	}
+
+	private static Duration nanos(double nanos) {
+		return Duration.ofNanos(Math.round(nanos));
+	}
+
+	private static String format(Duration duration) {
+		return DurationFormat.format(duration);
+	}
+
+	/** Every policy by name. */
+	public record PoliciesDescriptor(Map<String, PolicyDescriptor> policies) implements OperationResponseBody {
+	}
+
+	/** One policy: its settings, worst-case total wait and the methods that use it. */
+	public record PolicyDescriptor(SettingsDescriptor settings, String worstCaseTotalDelay,
+			Map<String, MethodDescriptor> methods) {
+	}
+
+	/** One {@code @Backoff} method: its effective settings and its calls by outcome. */
+	public record MethodDescriptor(SettingsDescriptor settings, String worstCaseTotalDelay, @Nullable String fallback,
+			@Nullable Map<String, Long> calls) {
+	}
+
+	/** A policy's settings, named and written as in {@code application.yml}. */
+	public record SettingsDescriptor(int maxAttempts, String baseDelay, String maxDelay, double multiplier,
+			String jitter, @Nullable String maxElapsed, List<String> retryOn, List<String> abortOn, boolean retryIf) {
+
+		static SettingsDescriptor of(BackoffPolicy policy) {
+			Duration maxElapsed = policy.getMaxElapsed();
+			return new SettingsDescriptor(policy.getMaxAttempts(), format(policy.getBaseDelay()),
+					format(policy.getMaxDelay()), policy.getMultiplier(),
+					policy.getJitter().name().toLowerCase(Locale.ROOT),
+					(maxElapsed != null) ? format(maxElapsed) : null,
+					policy.getRetryOn().stream().map(Class::getName).toList(),
+					policy.getAbortOn().stream().map(Class::getName).toList(), policy.getRetryIfResult() != null);
+		}
+
+	}
+
+	/** A policy's schedule, retry by retry. */
+	public record PreviewDescriptor(String policy, SettingsDescriptor settings, String worstCaseTotalDelay,
+			String growth, int samples, List<RetryPreview> schedule) implements OperationResponseBody {
+	}
+
+	/**
+	 * One retry of a preview: its ceiling {@code v(n)}, the mean, median and 99th percentile of
+	 * its sampled delays, and the cumulative expected and worst-case wait up to it.
+	 */
+	public record RetryPreview(int retry, String ceiling, String expected, String p50, String p99,
+			String expectedElapsed, String worstCaseElapsed) {
+	}
+
+}

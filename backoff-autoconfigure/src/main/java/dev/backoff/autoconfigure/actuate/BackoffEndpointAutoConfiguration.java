@@ -1,0 +1,33 @@
+package dev.backoff.autoconfigure.actuate;
+
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffCallCounts;
+import dev.backoff.autoconfigure.BackoffOperations;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@link BackoffEndpoint}: follows Actuator's usual availability
+ * and exposure settings ({@code management.endpoints.web.exposure.include=backoff}).
+ */
+@AutoConfiguration(after = { BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class })
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean(BackoffOperations.class)
+@ConditionalOnAvailableEndpoint(BackoffEndpoint.class)
+public final class BackoffEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffEndpoint backoffEndpoint(BackoffOperations operations, ObjectProvider<BackoffCallCounts> counts) {
+		return new BackoffEndpoint(operations, counts.getIfAvailable());
+	}
+
+}

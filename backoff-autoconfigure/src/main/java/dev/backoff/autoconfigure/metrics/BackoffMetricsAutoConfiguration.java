@@ -1,0 +1,33 @@
+package dev.backoff.autoconfigure.metrics;
+
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@code backoff.*} meters: active when Micrometer and a
+ * {@link MeterRegistry} bean are present, unless {@code backoff.metrics.enabled=false}.
+ * Ordered after Spring Boot's registry configuration, named rather than referenced so that a
+ * missing jar never breaks class loading; histograms and percentiles of {@code backoff.delay}
+ * follow the usual {@code management.metrics.distribution.*} settings.
+ */
+@AutoConfiguration(after = BackoffAutoConfiguration.class,
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(MeterRegistry.class)
+@ConditionalOnBooleanProperty(name = { "backoff.enabled", "backoff.metrics.enabled" }, matchIfMissing = true)
+public final class BackoffMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffMetrics backoffMetrics(MeterRegistry registry) {
+		return new BackoffMetrics(registry);
+	}
+
+}
