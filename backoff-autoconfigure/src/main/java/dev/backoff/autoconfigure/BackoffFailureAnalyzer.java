@@ -59,7 +59,7 @@ public class BackoffFailureAnalyzer implements FailureAnalyzer {
 			rule = "must be convertible to " + target.getSimpleName();
 		}
 		String name = property.getName().toString();
-		return analysis(name, property.getValue(), rule, "Set " + name + " to a value that " + rule + ".", bind);
+		return analysis(name, property.getValue(), rule, "Update " + name + ": it " + rule + ".", bind);
 	}
 
 	private FailureAnalysis analysis(String property, @Nullable Object value, String rule, String action,

@@ -168,8 +168,8 @@ public class BackoffOperations {
 		catch (InvalidPolicyException ex) {
 			String property = "@Backoff(" + ex.getSetting() + ")" + where;
 			throw new BackoffConfigurationException(property, BackoffPolicies.format(ex.getValue()), ex.getRule(),
-					"Change " + ex.getSetting() + " on the annotation, or in the policy '" + policyName
-							+ "', so that it " + ex.getRule() + ".",
+					"Update " + ex.getSetting() + " on the annotation, or in the policy '" + policyName + "': it "
+							+ ex.getRule() + ".",
 					ex);
 		}
 		Fallback fallback = fallback(resolve(backoff.fallback()), method, targetClass, where);

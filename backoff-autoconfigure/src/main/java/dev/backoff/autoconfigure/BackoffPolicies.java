@@ -113,7 +113,7 @@ public final class BackoffPolicies {
 			String where = (inherited != null && !isSet(settings, ex.getSetting()) && isSet(inherited, ex.getSetting()))
 					? "backoff.defaults." + property : prefix + "." + property;
 			throw new BackoffConfigurationException(where, format(ex.getValue()), ex.getRule(),
-					"Set " + where + " to a value that " + ex.getRule() + ".", ex);
+					"Update " + where + ": it " + ex.getRule() + ".", ex);
 		}
 	}
 

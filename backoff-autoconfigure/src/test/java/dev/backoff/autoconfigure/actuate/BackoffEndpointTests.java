@@ -1,0 +1,211 @@
+package dev.backoff.autoconfigure.actuate;
+
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+
+import dev.backoff.Backoff;
+import dev.backoff.Sleeper;
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.DurationFormat;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PolicyDescriptor;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PreviewDescriptor;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint.RetryPreview;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * The {@code backoff} Actuator endpoint: availability, the listing and the schedule preview.
+ */
+class BackoffEndpointTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class,
+				BackoffEndpointAutoConfiguration.class))
+		.withUserConfiguration(QuotesConfiguration.class)
+		.withPropertyValues("backoff.policies.quotes.max-attempts=5", "backoff.policies.quotes.base-delay=200ms",
+				"backoff.policies.quotes.max-delay=1s", "backoff.policies.quotes.jitter=none",
+				"backoff.policies.polling.jitter=equal");
+
+	@Test
+	void isNotAvailableUnlessExposed() {
+		this.runner.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(BackoffEndpoint.class));
+	}
+
+	@Test
+	void isAvailableWhenExposedOnTheWeb() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff")
+			.run((context) -> assertThat(context).hasSingleBean(BackoffEndpoint.class));
+	}
+
+	@Test
+	void isNotAvailableWhenAccessIsNone() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+					"management.endpoint.backoff.access=NONE")
+			.run((context) -> assertThat(context).doesNotHaveBean(BackoffEndpoint.class));
+	}
+
+	@Test
+	void isReadOnly() {
+		Method[] methods = BackoffEndpoint.class.getDeclaredMethods();
+		assertThat(Arrays.stream(methods))
+			.noneMatch((method) -> method.isAnnotationPresent(WriteOperation.class)
+					|| method.isAnnotationPresent(DeleteOperation.class));
+	}
+
+	@Test
+	void listsEveryPolicyWithItsEffectiveSettings() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			assertThat(endpoint.policies().policies()).containsOnlyKeys("defaults", "quotes", "polling");
+			PolicyDescriptor quotes = endpoint.policies().policies().get("quotes");
+			assertThat(quotes.settings().maxAttempts()).isEqualTo(5);
+			assertThat(quotes.settings().baseDelay()).isEqualTo("200ms");
+			assertThat(quotes.settings().maxDelay()).isEqualTo("1s");
+			assertThat(quotes.settings().jitter()).isEqualTo("none");
+			// Inherited from backoff.defaults, which inherits the built-in default.
+			assertThat(quotes.settings().multiplier()).isEqualTo(2.0);
+			// 200ms + 400ms + 800ms + 1s (capped)
+			assertThat(quotes.worstCaseTotalDelay()).isEqualTo("2400ms");
+			assertThat(endpoint.policies().policies().get("polling").settings().jitter()).isEqualTo("equal");
+		});
+	}
+
+	@Test
+	void listsTheMethodsOfAPolicyWithTheirOverridesAndLiveCounts() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			quotes.failFirst(1);
+			quotes.fetch();
+			quotes.failFirst(0);
+			quotes.fetch();
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			PolicyDescriptor policy = endpoint.policies().policies().get("quotes");
+			assertThat(policy.methods()).containsOnlyKeys("Quotes.fetch", "Quotes.fetchTwice");
+			assertThat(policy.methods().get("Quotes.fetch").calls()).containsEntry("success", 1L)
+				.containsEntry("success_after_retry", 1L)
+				.containsEntry("exhausted", 0L);
+			assertThat(policy.methods().get("Quotes.fetchTwice").settings().maxAttempts()).isEqualTo(2);
+			assertThat(policy.methods().get("Quotes.fetchTwice").worstCaseTotalDelay()).isEqualTo("200ms");
+		});
+	}
+
+	@Test
+	void previewsTheScheduleOfAPolicy() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			PreviewDescriptor preview = context.getBean(BackoffEndpoint.class).preview("quotes");
+			assertThat(preview).isNotNull();
+			assertThat(preview.samples()).isEqualTo(10_000);
+			assertThat(preview.schedule()).extracting(RetryPreview::ceiling)
+				.containsExactly("200ms", "400ms", "800ms", "1s");
+			// Without jitter every sample is the ceiling.
+			assertThat(preview.schedule()).allSatisfy((row) -> {
+				assertThat(row.expected()).isEqualTo(row.ceiling());
+				assertThat(row.p50()).isEqualTo(row.ceiling());
+				assertThat(row.p99()).isEqualTo(row.ceiling());
+			});
+			assertThat(preview.schedule()).extracting(RetryPreview::worstCaseElapsed)
+				.containsExactly("200ms", "600ms", "1400ms", "2400ms");
+			assertThat(preview.growth()).contains("1.00 x T");
+		});
+	}
+
+	@Test
+	void previewsSampledPercentilesOfFullJitter() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			PreviewDescriptor preview = context.getBean(BackoffEndpoint.class).preview("defaults");
+			assertThat(preview.schedule()).hasSize(2);
+			RetryPreview first = preview.schedule().get(0);
+			assertThat(first.ceiling()).isEqualTo("100ms");
+			// Full jitter: mean and median near v/2, p99 near 0.99 v.
+			assertThat(millis(first.expected())).isCloseTo(50.0, within(1.5));
+			assertThat(millis(first.p50())).isCloseTo(50.0, within(2.0));
+			assertThat(millis(first.p99())).isCloseTo(99.0, within(1.0));
+			assertThat(millis(preview.schedule().get(1).expectedElapsed())).isCloseTo(150.0, within(4.0));
+			assertThat(preview.schedule().get(1).worstCaseElapsed()).isEqualTo("300ms");
+		});
+	}
+
+	@Test
+	void answersNullForAnUnknownPolicySoThatTheWebLayerGives404() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff")
+			.run((context) -> assertThat(context.getBean(BackoffEndpoint.class).preview("nope")).isNull());
+	}
+
+	@Test
+	void listsNoCountsWithoutMetrics() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffEndpointAutoConfiguration.class))
+			.withUserConfiguration(QuotesConfiguration.class)
+			.withPropertyValues("backoff.policies.quotes.max-attempts=5",
+					"management.endpoints.web.exposure.include=backoff")
+			.run((context) -> {
+				PolicyDescriptor policy = context.getBean(BackoffEndpoint.class).policies().policies().get("quotes");
+				assertThat(policy.methods().get("Quotes.fetch").calls()).isNull();
+			});
+	}
+
+	private static double millis(String duration) {
+		return DurationFormat.parse(duration).toNanos() / 1e6;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class QuotesConfiguration {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		Sleeper noSleep() {
+			return (delay) -> {
+			};
+		}
+
+		@Bean
+		Quotes quotes() {
+			return new Quotes();
+		}
+
+	}
+
+	static class Quotes {
+
+		private int failures;
+
+		public void failFirst(int failures) {
+			this.failures = failures;
+		}
+
+		@Backoff("quotes")
+		public String fetch() throws IOException {
+			if (this.failures-- > 0) {
+				throw new IOException("down");
+			}
+			return "quote";
+		}
+
+		@Backoff(value = "quotes", maxAttempts = "2")
+		public String fetchTwice() {
+			return "quote";
+		}
+
+	}
+
+}

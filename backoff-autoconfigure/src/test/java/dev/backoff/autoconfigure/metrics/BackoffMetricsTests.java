@@ -1,0 +1,246 @@
+package dev.backoff.autoconfigure.metrics;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+import dev.backoff.Backoff;
+import dev.backoff.Jitter;
+import dev.backoff.Sleeper;
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The {@code backoff.*} meters, recorded into a real {@link SimpleMeterRegistry} for scripted
+ * failure sequences, with a recording sleeper.
+ */
+class BackoffMetricsTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withUserConfiguration(ScriptedConfiguration.class)
+		.withPropertyValues("backoff.policies.quotes.max-attempts=4", "backoff.policies.quotes.jitter=none",
+				"backoff.policies.quotes.base-delay=100ms", "backoff.policies.quotes.multiplier=2");
+
+	@Test
+	void countsASuccessOnTheFirstAttemptOnlyInCalls() {
+		this.runner.run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			quotes.script("ok");
+			assertThat(quotes.fetch()).isEqualTo("ok");
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(count(registry, "success")).isEqualTo(1);
+			assertThat(registry.find(BackoffMetrics.RETRIES).counters()).isEmpty();
+			assertThat(registry.get(BackoffMetrics.DELAY).timer().count()).isZero();
+		});
+	}
+
+	@Test
+	void recordsRetriesDelaysAndAttemptsOfASuccessAfterRetry() {
+		this.runner.run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			quotes.script("io", "state", "ok");
+			assertThat(quotes.fetch()).isEqualTo("ok");
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(count(registry, "success_after_retry")).isEqualTo(1);
+			assertThat(registry.get(BackoffMetrics.RETRIES).tag("exception", "UncheckedIOException").counter().count())
+				.isEqualTo(1);
+			assertThat(registry.get(BackoffMetrics.RETRIES).tag("exception", "IllegalStateException").counter().count())
+				.isEqualTo(1);
+			assertThat(registry.get(BackoffMetrics.DELAY).timer().count()).isEqualTo(2);
+			assertThat(registry.get(BackoffMetrics.DELAY).timer().totalTime(java.util.concurrent.TimeUnit.MILLISECONDS))
+				.isEqualTo(300.0);
+			assertThat(context.getBean(RecordingSleeper.class).sleeps)
+				.containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
+			assertThat(registry.get(BackoffMetrics.ATTEMPTS).tag("outcome", "success_after_retry").summary().totalAmount())
+				.isEqualTo(3);
+		});
+	}
+
+	@Test
+	void countsAnExhaustedCallWithItsAttempts() {
+		this.runner.run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			quotes.script("io", "io", "io", "io");
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(quotes::fetch);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(count(registry, "exhausted")).isEqualTo(1);
+			assertThat(registry.get(BackoffMetrics.RETRIES).tag("exception", "UncheckedIOException").counter().count())
+				.isEqualTo(3);
+			assertThat(registry.get(BackoffMetrics.ATTEMPTS).tag("outcome", "exhausted").summary().totalAmount())
+				.isEqualTo(4);
+			assertThat(registry.get(BackoffMetrics.DELAY).timer().totalTime(java.util.concurrent.TimeUnit.MILLISECONDS))
+				.isEqualTo(700.0);
+		});
+	}
+
+	@Test
+	void countsANotRetryableFailure() {
+		this.runner.run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			quotes.script("error");
+			assertThatExceptionOfType(AssertionError.class).isThrownBy(quotes::fetch);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(count(registry, "not_retryable")).isEqualTo(1);
+			assertThat(registry.get(BackoffMetrics.ATTEMPTS).tag("outcome", "not_retryable").summary().count())
+				.isEqualTo(1);
+		});
+	}
+
+	@Test
+	void sumOfCallsEqualsTheNumberOfCalls() {
+		this.runner.run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			for (int i = 0; i < 10; i++) {
+				quotes.script((i % 2 == 0) ? new String[] { "io", "ok" } : new String[] { "ok" });
+				quotes.fetch();
+			}
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			double calls = registry.find(BackoffMetrics.CALLS).counters().stream().mapToDouble((c) -> c.count()).sum();
+			assertThat(calls).isEqualTo(10);
+			assertThat(count(registry, "success")).isEqualTo(5);
+			assertThat(count(registry, "success_after_retry")).isEqualTo(5);
+		});
+	}
+
+	@Test
+	void registersEveryOutcomeOnceAtStartUp() {
+		this.runner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.find(BackoffMetrics.CALLS).counters()).hasSize(dev.backoff.Outcome.values().length);
+			assertThat(registry.find(BackoffMetrics.CALLS).tags("method", "Quotes.fetch", "policy", "quotes").counters())
+				.allSatisfy((counter) -> assertThat(counter.count()).isZero());
+		});
+	}
+
+	@Test
+	void tagsTakeOnlyBoundedValues() {
+		this.runner.run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			quotes.script("io", "state", "ok");
+			quotes.fetch();
+			quotes.script("io", "io", "io", "io");
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(quotes::fetch);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			List<Tag> tags = registry.getMeters()
+				.stream()
+				.filter((meter) -> meter.getId().getName().startsWith("backoff."))
+				.map(Meter::getId)
+				.flatMap((id) -> id.getTags().stream())
+				.toList();
+			assertThat(tags.stream().map(Tag::getKey).collect(Collectors.toSet()))
+				.containsOnly("policy", "method", "outcome", "exception");
+			assertThat(tags).filteredOn((tag) -> tag.getKey().equals("policy")).extracting(Tag::getValue).containsOnly("quotes");
+			assertThat(tags).filteredOn((tag) -> tag.getKey().equals("method"))
+				.extracting(Tag::getValue)
+				.containsOnly("Quotes.fetch");
+			assertThat(tags).filteredOn((tag) -> tag.getKey().equals("exception"))
+				.extracting(Tag::getValue)
+				.containsOnly("UncheckedIOException", "IllegalStateException");
+			// The secret message of the failure never becomes a tag.
+			assertThat(tags).noneMatch((tag) -> tag.getValue().contains("secret"));
+		});
+	}
+
+	@Test
+	void backsOffWhenMetricsAreDisabled() {
+		this.runner.withPropertyValues("backoff.metrics.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(BackoffMetrics.class));
+	}
+
+	@Test
+	void backsOffWithoutAMeterRegistry() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(BackoffMetrics.class));
+	}
+
+	@Test
+	void backsOffWithoutMicrometer() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(BackoffMetrics.class));
+	}
+
+	private static double count(MeterRegistry registry, String outcome) {
+		return registry.get(BackoffMetrics.CALLS).tag("outcome", outcome).counter().count();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ScriptedConfiguration {
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		RecordingSleeper recordingSleeper() {
+			return new RecordingSleeper();
+		}
+
+		@Bean
+		Quotes quotes() {
+			return new Quotes();
+		}
+
+	}
+
+	static class RecordingSleeper implements Sleeper {
+
+		final List<Duration> sleeps = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void sleep(Duration delay) {
+			this.sleeps.add(delay);
+		}
+
+	}
+
+	/** Plays a script of attempt results: "ok", or a failure kind. */
+	static class Quotes {
+
+		private final Deque<String> script = new ArrayDeque<>();
+
+		public void script(String... steps) {
+			this.script.clear();
+			this.script.addAll(List.of(steps));
+		}
+
+		@Backoff("quotes")
+		public String fetch() {
+			String step = this.script.poll();
+			switch (step) {
+				case "io" -> throw new UncheckedIOException(new IOException("secret-token-123"));
+				case "state" -> throw new IllegalStateException("secret-token-456");
+				case "error" -> throw new AssertionError("secret-token-789");
+				default -> {
+					return step;
+				}
+			}
+		}
+
+	}
+
+}
