@@ -94,7 +94,12 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 			return;
 		}
 		try {
-			this.pending = this.scheduler.schedule(this, delay.toNanos(), TimeUnit.NANOSECONDS);
+			Future<?> scheduled = this.scheduler.schedule(this, delay.toNanos(), TimeUnit.NANOSECONDS);
+			this.pending = scheduled;
+			if (this.call.isEnded()) {
+				// Cancelled while this was scheduling: cancel() may have read the previous pending.
+				scheduled.cancel(false);
+			}
 		}
 		catch (RejectedExecutionException ex) {
 			// The scheduler is shutting down: end now rather than leave the caller waiting.

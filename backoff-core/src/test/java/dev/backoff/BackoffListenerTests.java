@@ -1,0 +1,100 @@
+package dev.backoff;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+/**
+ * {@link BackoffListener#NONE} and {@link BackoffListener#composite(List)}.
+ */
+class BackoffListenerTests {
+
+	private final List<String> calls = new ArrayList<>();
+
+	@Test
+	void noneIgnoresEveryEvent() {
+		assertThatNoException().isThrownBy(() -> {
+			BackoffListener.NONE.onRetryScheduled(1, Duration.ofMillis(1), new IOException());
+			BackoffListener.NONE.onSuccess(Outcome.SUCCESS, 1);
+			BackoffListener.NONE.onFailure(Outcome.EXHAUSTED, 3, null);
+		});
+	}
+
+	@Test
+	void compositeOfNoListenerIsNone() {
+		assertThat(BackoffListener.composite(List.of())).isSameAs(BackoffListener.NONE);
+	}
+
+	@Test
+	void compositeOfOneListenerIsThatListener() {
+		BackoffListener only = new RecordingListener();
+		assertThat(BackoffListener.composite(List.of(only))).isSameAs(only);
+	}
+
+	@Test
+	void compositeCallsEveryListenerInOrderForEveryEvent() {
+		BackoffListener composite = BackoffListener.composite(List.of(named("a"), named("b")));
+		IOException failure = new IOException("x");
+		composite.onRetryScheduled(2, Duration.ofMillis(5), failure);
+		composite.onSuccess(Outcome.SUCCESS_AFTER_RETRY, 3);
+		composite.onFailure(Outcome.TIMED_OUT, 4, failure);
+		assertThat(this.calls).containsExactly("a retry 2 PT0.005S x", "b retry 2 PT0.005S x",
+				"a success success_after_retry 3", "b success success_after_retry 3", "a failure timed_out 4 x",
+				"b failure timed_out 4 x");
+	}
+
+	@Test
+	void compositeKeepsTheListenersItWasGiven() {
+		List<BackoffListener> listeners = new ArrayList<>(List.of(named("a"), named("b")));
+		BackoffListener composite = BackoffListener.composite(listeners);
+		listeners.add(named("c"));
+		composite.onSuccess(Outcome.SUCCESS, 1);
+		assertThat(this.calls).containsExactly("a success success 1", "b success success 1");
+	}
+
+	@Test
+	void compositeReceivesTheExecutorsEvents() {
+		RecordingListener first = new RecordingListener();
+		RecordingListener second = new RecordingListener();
+		BackoffExecutor executor = BackoffExecutor.builder()
+			.sleeper(new RecordingSleeper())
+			.listener(BackoffListener.composite(List.of(first, second)))
+			.build();
+		executor.get(BackoffPolicy.defaults(), ScriptedTask.of(new IllegalStateException(), "ok").supplier());
+		assertThat(first.events()).hasSize(2).isEqualTo(second.events());
+	}
+
+	private BackoffListener named(String name) {
+		return new BackoffListener() {
+
+			@Override
+			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+				BackoffListenerTests.this.calls.add(name + " retry " + attempt + " " + delay + " " + message(failure));
+			}
+
+			@Override
+			public void onSuccess(Outcome outcome, int attempts) {
+				BackoffListenerTests.this.calls.add(name + " success " + outcome.tagValue() + " " + attempts);
+			}
+
+			@Override
+			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+				BackoffListenerTests.this.calls
+					.add(name + " failure " + outcome.tagValue() + " " + attempts + " " + message(failure));
+			}
+
+		};
+	}
+
+	private static @Nullable String message(@Nullable Throwable failure) {
+		return (failure != null) ? failure.getMessage() : null;
+	}
+
+}

@@ -1,0 +1,138 @@
+package dev.backoff;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link BackoffPolicy#isRetryable(Throwable)}: {@code retryOn} and {@code abortOn} along the
+ * cause chain, abort winning, the default for exceptions and errors, and cause cycles.
+ */
+class BackoffPolicyClassificationTests {
+
+	@Test
+	void byDefaultEveryExceptionIsRetried() {
+		BackoffPolicy policy = BackoffPolicy.defaults();
+		assertThat(policy.isRetryable(new IOException())).isTrue();
+		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
+		assertThat(policy.isRetryable(new InterruptedException())).isTrue();
+	}
+
+	@Test
+	void byDefaultErrorsAreNotRetried() {
+		BackoffPolicy policy = BackoffPolicy.defaults();
+		assertThat(policy.isRetryable(new OutOfMemoryError())).isFalse();
+		assertThat(policy.isRetryable(new AssertionError())).isFalse();
+	}
+
+	@Test
+	void byDefaultAThrowableThatIsNeitherExceptionNorErrorIsNotRetried() {
+		assertThat(BackoffPolicy.defaults().isRetryable(new Throwable())).isFalse();
+	}
+
+	@Test
+	void byDefaultAnErrorCausedByAnExceptionIsNotRetried() {
+		assertThat(BackoffPolicy.defaults().isRetryable(new ExceptionInInitializerError(new IOException()))).isFalse();
+	}
+
+	@Test
+	void retryOnMatchesTheFailureAndItsSubclasses() {
+		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).build();
+		assertThat(policy.isRetryable(new IOException())).isTrue();
+		assertThat(policy.isRetryable(new FileNotFoundException())).isTrue();
+	}
+
+	@Test
+	void retryOnRetriesNothingElse() {
+		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).build();
+		assertThat(policy.isRetryable(new IllegalStateException())).isFalse();
+		assertThat(policy.isRetryable(new Exception())).isFalse();
+	}
+
+	@Test
+	void retryOnMatchesAnywhereInTheCauseChain() {
+		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).build();
+		Throwable wrapped = new IllegalStateException("outer", new RuntimeException("middle", new IOException("root")));
+		assertThat(policy.isRetryable(wrapped)).isTrue();
+	}
+
+	@Test
+	void retryOnCanNameAnError() {
+		BackoffPolicy policy = BackoffPolicy.builder().retryOn(TransientError.class).build();
+		assertThat(policy.isRetryable(new TransientError())).isTrue();
+		assertThat(policy.isRetryable(new RuntimeException(new TransientError()))).isTrue();
+	}
+
+	@Test
+	void abortOnStopsAFailureThatIsOtherwiseRetried() {
+		BackoffPolicy policy = BackoffPolicy.builder().abortOn(IllegalArgumentException.class).build();
+		assertThat(policy.isRetryable(new IllegalArgumentException())).isFalse();
+		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
+	}
+
+	@Test
+	void abortOnMatchesAnywhereInTheCauseChain() {
+		BackoffPolicy policy = BackoffPolicy.builder().abortOn(FileNotFoundException.class).build();
+		Throwable wrapped = new UncheckedIOException(new FileNotFoundException("gone"));
+		assertThat(policy.isRetryable(wrapped)).isFalse();
+	}
+
+	@Test
+	void abortOnWinsOverRetryOnForASubclass() {
+		BackoffPolicy policy = BackoffPolicy.builder()
+			.retryOn(IOException.class)
+			.abortOn(FileNotFoundException.class)
+			.build();
+		assertThat(policy.isRetryable(new FileNotFoundException())).isFalse();
+		assertThat(policy.isRetryable(new IOException())).isTrue();
+	}
+
+	@Test
+	void abortOnWinsWhenBothMatchInOneCauseChain() {
+		BackoffPolicy policy = BackoffPolicy.builder()
+			.retryOn(IOException.class)
+			.abortOn(SecurityException.class)
+			.build();
+		assertThat(policy.isRetryable(new IOException("denied", new SecurityException()))).isFalse();
+	}
+
+	@Test
+	void aCauseCycleWithoutAMatchDoesNotHang() {
+		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).abortOn(SecurityException.class).build();
+		assertThat(policy.isRetryable(cycle())).isFalse();
+	}
+
+	@Test
+	void aCauseCycleIsStillSearchedForAMatch() {
+		RuntimeException first = new RuntimeException("first");
+		IOException second = new IOException("second", first);
+		first.initCause(second);
+		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).build();
+		assertThat(policy.isRetryable(first)).isTrue();
+	}
+
+	@Test
+	void aCauseCycleDoesNotHangTheAbortCheck() {
+		BackoffPolicy policy = BackoffPolicy.builder().abortOn(SecurityException.class).build();
+		// Not aborted, so the default applies: a RuntimeException is retried.
+		assertThat(policy.isRetryable(cycle())).isTrue();
+	}
+
+	/** @return a failure whose cause is a failure whose cause is the first */
+	private static RuntimeException cycle() {
+		RuntimeException first = new RuntimeException("first");
+		RuntimeException second = new RuntimeException("second", first);
+		first.initCause(second);
+		assertThat(first.getCause().getCause()).isSameAs(first);
+		return first;
+	}
+
+	static class TransientError extends Error {
+
+	}
+
+}
