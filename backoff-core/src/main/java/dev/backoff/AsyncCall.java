@@ -48,6 +48,11 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		if (this.call.isEnded()) {
 			return;
 		}
+		if (isDone()) {
+			// The caller completed the future (say with orTimeout): no further attempt is wanted.
+			this.call.interrupt(new CancellationException("The caller completed the future"));
+			return;
+		}
 		if (this.call.getAttempts() > 0 && this.scheduler.isShutdown()) {
 			// Run by the scheduler's owner as it shuts down: end the call instead of attempting.
 			endInterrupted(new RejectedExecutionException("The scheduler was shut down before the next attempt"));

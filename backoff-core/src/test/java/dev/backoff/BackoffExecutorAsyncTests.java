@@ -179,6 +179,17 @@ class BackoffExecutorAsyncTests {
 	}
 
 	@Test
+	void completingTheFutureByTheCallerStopsLaterAttempts() {
+		ScriptedTask<String> task = ScriptedTask.of(new IOException(), "never");
+		CompletableFuture<String> future = execute(policy(5), stages(task));
+		future.completeExceptionally(new java.util.concurrent.TimeoutException("caller gave up"));
+		this.scheduler.runAll();
+		assertThat(task.calls()).isEqualTo(1);
+		assertThat(this.listener.ends()).singleElement()
+			.isInstanceOfSatisfying(Failure.class, (end) -> assertThat(end.outcome()).isEqualTo(Outcome.INTERRUPTED));
+	}
+
+	@Test
 	void cancellingTwiceReportsTheEndOnce() {
 		CompletableFuture<String> future = execute(policy(5), stages(ScriptedTask.of(new IOException())));
 		assertThat(future.cancel(true)).isTrue();
