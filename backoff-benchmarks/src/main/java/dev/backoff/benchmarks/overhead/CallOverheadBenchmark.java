@@ -1,0 +1,254 @@
+package dev.backoff.benchmarks.overhead;
+
+import java.util.concurrent.TimeUnit;
+
+import dev.failsafe.FailsafeExecutor;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The cost of one call of a simple bean method under each library: {@code success} succeeds at
+ * once, {@code oneFailure} fails once (a fresh exception) and then succeeds, waits made free
+ * where the library allows it. Each library lives in its own context, created only for the
+ * benchmarks that use it.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class CallOverheadBenchmark {
+
+	/** A context and its one benchmarked bean. */
+	public abstract static class ContextState<T> {
+
+		ConfigurableApplicationContext context;
+
+		T service;
+
+		abstract ConfigurableApplicationContext create();
+
+		abstract Class<T> type();
+
+		@Setup
+		public void start() {
+			this.context = create();
+			this.service = this.context.getBean(type());
+		}
+
+		@TearDown
+		public void stop() {
+			this.context.close();
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class Direct extends ContextState<PlainService> {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.direct();
+		}
+
+		@Override
+		Class<PlainService> type() {
+			return PlainService.class;
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class NoOpInterceptor extends Direct {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.noOpInterceptor();
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class BareRetryInterceptor extends Direct {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.bareRetryInterceptor();
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class Backoff extends ContextState<BackoffService> {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.backoff();
+		}
+
+		@Override
+		Class<BackoffService> type() {
+			return BackoffService.class;
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class FrameworkRetry extends ContextState<FrameworkRetryService> {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.frameworkRetry();
+		}
+
+		@Override
+		Class<FrameworkRetryService> type() {
+			return FrameworkRetryService.class;
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class SpringRetry extends ContextState<SpringRetryService> {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.springRetry();
+		}
+
+		@Override
+		Class<SpringRetryService> type() {
+			return SpringRetryService.class;
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class Resilience4j extends ContextState<Resilience4jService> {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.resilience4j();
+		}
+
+		@Override
+		Class<Resilience4jService> type() {
+			return Resilience4jService.class;
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class Failsafe extends Direct {
+
+		FailsafeExecutor<Object> executor;
+
+		@Setup
+		public void executor() {
+			this.executor = Contexts.failsafe();
+		}
+
+	}
+
+	@Benchmark
+	public String success_0_direct(Direct state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
+	public String success_1_noOpInterceptor(NoOpInterceptor state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
+	public String success_2_bareRetryInterceptor(BareRetryInterceptor state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
+	public String success_3_backoff(Backoff state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
+	public String success_4_frameworkRetryable(FrameworkRetry state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
+	public String success_5_springRetry(SpringRetry state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
+	public String success_6_resilience4j(Resilience4j state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
+	public Object success_7_failsafe(Failsafe state) {
+		PlainService service = state.service;
+		return state.executor.get(service::ok);
+	}
+
+	/** A hand-written try/catch loop around the unproxied bean: the floor of any retry. */
+	@Benchmark
+	public String oneFailure_0_tryCatchLoop(Direct state) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return state.service.flaky();
+			}
+			catch (RuntimeException ex) {
+				if (attempt >= Contexts.MAX_ATTEMPTS) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	@Benchmark
+	public String oneFailure_2_bareRetryInterceptor(BareRetryInterceptor state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public String oneFailure_3_backoff(Backoff state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public String oneFailure_4_frameworkRetryable(FrameworkRetry state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public String oneFailure_5_springRetry(SpringRetry state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public String oneFailure_6_resilience4j(Resilience4j state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public Object oneFailure_7_failsafe(Failsafe state) {
+		PlainService service = state.service;
+		return state.executor.get(service::flaky);
+	}
+
+	/**
+	 * What Spring Framework 7 and Failsafe pay for a zero wait: neither lets the sleep be
+	 * replaced, and both call {@code Thread.sleep(0)}, which yields the processor.
+	 */
+	@Benchmark
+	public void threadSleepZero() throws InterruptedException {
+		Thread.sleep(0);
+	}
+
+}

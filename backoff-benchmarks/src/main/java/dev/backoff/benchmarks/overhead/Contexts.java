@@ -1,0 +1,264 @@
+package dev.backoff.benchmarks.overhead;
+
+import java.util.List;
+
+import dev.backoff.Sleeper;
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeExecutor;
+import dev.failsafe.RetryPolicy;
+import io.github.resilience4j.common.retry.configuration.CommonRetryConfigurationProperties.InstanceProperties;
+import io.github.resilience4j.common.retry.configuration.RetryConfigCustomizer;
+import io.github.resilience4j.core.ContextAwareScheduledThreadPoolExecutor;
+import io.github.resilience4j.micrometer.tagged.TaggedRetryMetricsPublisher;
+import io.github.resilience4j.retry.internal.RetryImpl;
+import io.github.resilience4j.spring6.fallback.configure.FallbackConfiguration;
+import io.github.resilience4j.spring6.retry.configure.RetryConfiguration;
+import io.github.resilience4j.spring6.retry.configure.RetryConfigurationProperties;
+import io.github.resilience4j.spring6.spelresolver.configure.SpelResolverConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.aopalliance.intercept.MethodInterceptor;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.support.ComposablePointcut;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.RootClassFilter;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.EnableAspectJAutoProxy;
+import org.springframework.context.annotation.Import;
+import org.springframework.resilience.annotation.EnableResilientMethods;
+import org.springframework.retry.annotation.EnableRetry;
+
+/**
+ * One plain Spring context per library, each holding one benchmarked bean; shared by the JMH
+ * benchmarks and their smoke test. Every retrying library gets 3 attempts and free waits where
+ * it allows them.
+ */
+public final class Contexts {
+
+	/** Attempts in all, the first included, for every retrying library. */
+	public static final int MAX_ATTEMPTS = 3;
+
+	private Contexts() {
+	}
+
+	/** @return a context whose {@link PlainService} is not proxied */
+	public static ConfigurableApplicationContext direct() {
+		return new AnnotationConfigApplicationContext(PlainConfig.class);
+	}
+
+	/** @return a context whose {@link PlainService} is advised by a no-op {@link MethodInterceptor} */
+	public static ConfigurableApplicationContext noOpInterceptor() {
+		return new AnnotationConfigApplicationContext(NoOpInterceptorConfig.class);
+	}
+
+	/** @return a context whose {@link PlainService} is advised by {@link #bareRetry()} */
+	public static ConfigurableApplicationContext bareRetryInterceptor() {
+		return new AnnotationConfigApplicationContext(BareRetryInterceptorConfig.class);
+	}
+
+	/** @return a Spring Boot context with Backoff's own auto-configuration, metrics on */
+	public static ConfigurableApplicationContext backoff() {
+		return new SpringApplicationBuilder(BackoffConfig.class).web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
+					"logging.level.root=warn")
+			.run();
+	}
+
+	/** @return a context with Spring Framework 7's {@code @EnableResilientMethods} */
+	public static ConfigurableApplicationContext frameworkRetry() {
+		return new AnnotationConfigApplicationContext(FrameworkRetryConfig.class);
+	}
+
+	/** @return a context with Spring Retry's {@code @EnableRetry} and a no-op sleeper */
+	public static ConfigurableApplicationContext springRetry() {
+		return new AnnotationConfigApplicationContext(SpringRetryConfig.class);
+	}
+
+	/** @return a context with Resilience4j's retry aspect and its Micrometer publisher */
+	public static ConfigurableApplicationContext resilience4j() {
+		// Resilience4j's only way to make the wait free is its global, static sleep function.
+		RetryImpl.setSleepFunction((millis) -> {
+		});
+		return new AnnotationConfigApplicationContext(Resilience4jConfig.class);
+	}
+
+	/**
+	 * @return Failsafe's executor: programmatic, with its default delay, zero
+	 * ({@code withDelay(Duration.ZERO)} is rejected: "delay must be greater than 0")
+	 */
+	public static FailsafeExecutor<Object> failsafe() {
+		RetryPolicy<Object> policy = RetryPolicy.builder()
+			.handle(RuntimeException.class)
+			.withMaxAttempts(MAX_ATTEMPTS)
+			.build();
+		return Failsafe.with(policy);
+	}
+
+	/**
+	 * The floor of any proxy-based retry: loops over fresh clones of the invocation, no
+	 * policy, no waits, no metrics.
+	 * @return the interceptor
+	 */
+	public static MethodInterceptor bareRetry() {
+		return (invocation) -> {
+			ProxyMethodInvocation proxyInvocation = (ProxyMethodInvocation) invocation;
+			for (int attempt = 1;; attempt++) {
+				try {
+					return proxyInvocation.invocableClone().proceed();
+				}
+				catch (RuntimeException ex) {
+					if (attempt >= MAX_ATTEMPTS) {
+						throw ex;
+					}
+				}
+			}
+		};
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PlainConfig {
+
+		@Bean
+		PlainService plainService() {
+			return new PlainService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NoOpInterceptorConfig extends PlainConfig {
+
+		@Bean
+		static AdvisingPostProcessor advisingPostProcessor() {
+			return new AdvisingPostProcessor((invocation) -> invocation.proceed());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BareRetryInterceptorConfig extends PlainConfig {
+
+		@Bean
+		static AdvisingPostProcessor advisingPostProcessor() {
+			return new AdvisingPostProcessor(bareRetry());
+		}
+
+	}
+
+	/** Advises {@link PlainService} the way Backoff and Spring Framework register their advisors. */
+	static final class AdvisingPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+		private static final long serialVersionUID = 1L;
+
+		AdvisingPostProcessor(MethodInterceptor interceptor) {
+			this.advisor = new DefaultPointcutAdvisor(new ComposablePointcut(new RootClassFilter(PlainService.class)),
+					interceptor);
+			setBeforeExistingAdvisors(true);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class })
+	static class BackoffConfig {
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		Sleeper noOpSleeper() {
+			return (delay) -> {
+			};
+		}
+
+		@Bean
+		BackoffService backoffService() {
+			return new BackoffService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableResilientMethods
+	static class FrameworkRetryConfig {
+
+		@Bean
+		FrameworkRetryService frameworkRetryService() {
+			return new FrameworkRetryService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableRetry
+	static class SpringRetryConfig {
+
+		@Bean
+		org.springframework.retry.backoff.Sleeper noOpSleeper() {
+			return (millis) -> {
+			};
+		}
+
+		@Bean
+		SpringRetryService springRetryService() {
+			return new SpringRetryService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAspectJAutoProxy
+	@Import({ RetryConfiguration.class, FallbackConfiguration.class, SpelResolverConfiguration.class })
+	static class Resilience4jConfig {
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		RetryConfigurationProperties retryConfigurationProperties() {
+			RetryConfigurationProperties properties = new RetryConfigurationProperties();
+			InstanceProperties instance = new InstanceProperties();
+			instance.setMaxAttempts(MAX_ATTEMPTS);
+			instance.setRetryExceptions(List.of(RuntimeException.class).toArray(new Class[0]));
+			properties.getInstances().put(Resilience4jService.NAME, instance);
+			return properties;
+		}
+
+		@Bean
+		RetryConfigCustomizer zeroInterval() {
+			// IntervalFunction.of(0) is rejected ("at least 1 ms"); a lambda interval is not.
+			return RetryConfigCustomizer.of(Resilience4jService.NAME, (builder) -> builder.intervalFunction((attempt) -> 0L));
+		}
+
+		@Bean
+		TaggedRetryMetricsPublisher retryMetricsPublisher(MeterRegistry registry) {
+			return new TaggedRetryMetricsPublisher(registry);
+		}
+
+		@Bean(destroyMethod = "shutdownNow")
+		ContextAwareScheduledThreadPoolExecutor contextAwareScheduledThreadPoolExecutor() {
+			return ContextAwareScheduledThreadPoolExecutor.newScheduledThreadPool().corePoolSize(1).build();
+		}
+
+		@Bean
+		Resilience4jService resilience4jService() {
+			return new Resilience4jService();
+		}
+
+	}
+
+}

@@ -1,0 +1,161 @@
+package dev.backoff.benchmarks.overhead;
+
+import java.util.function.Function;
+
+import dev.backoff.BackoffDelays;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.Jitter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Proves the harness: every benchmark's context starts, its bean is (or is not) proxied as
+ * meant, and every benchmark method returns the expected value once, the one-failure path
+ * having made exactly two attempts.
+ */
+class CallOverheadBenchmarkTests {
+
+	private final CallOverheadBenchmark benchmark = new CallOverheadBenchmark();
+
+	@Test
+	void directCallIsNotProxied() {
+		CallOverheadBenchmark.Direct state = start(new CallOverheadBenchmark.Direct());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isFalse();
+			assertThat(this.benchmark.success_0_direct(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_0_tryCatchLoop);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void noOpInterceptorProxiesTheBean() {
+		CallOverheadBenchmark.NoOpInterceptor state = start(new CallOverheadBenchmark.NoOpInterceptor());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isTrue();
+			assertThat(this.benchmark.success_1_noOpInterceptor(state)).isEqualTo(Flaky.RESULT);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void bareRetryInterceptorRetriesOnce() {
+		CallOverheadBenchmark.BareRetryInterceptor state = start(new CallOverheadBenchmark.BareRetryInterceptor());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isTrue();
+			assertThat(this.benchmark.success_2_bareRetryInterceptor(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_2_bareRetryInterceptor);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void backoffRetriesOnceWithMetricsOn() {
+		CallOverheadBenchmark.Backoff state = start(new CallOverheadBenchmark.Backoff());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isTrue();
+			assertThat(this.benchmark.success_3_backoff(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_3_backoff);
+			MeterRegistry registry = state.context.getBean(MeterRegistry.class);
+			assertThat(registry.find("backoff.calls").counters()).isNotEmpty();
+			assertThat(registry.find("backoff.retries").counter().count()).isEqualTo(2);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void frameworkRetryableRetriesOnce() {
+		CallOverheadBenchmark.FrameworkRetry state = start(new CallOverheadBenchmark.FrameworkRetry());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isTrue();
+			assertThat(this.benchmark.success_4_frameworkRetryable(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_4_frameworkRetryable);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void springRetryRetriesOnce() {
+		CallOverheadBenchmark.SpringRetry state = start(new CallOverheadBenchmark.SpringRetry());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isTrue();
+			assertThat(this.benchmark.success_5_springRetry(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_5_springRetry);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void resilience4jRetriesOnceWithMetricsOn() {
+		CallOverheadBenchmark.Resilience4j state = start(new CallOverheadBenchmark.Resilience4j());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isTrue();
+			assertThat(this.benchmark.success_6_resilience4j(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_6_resilience4j);
+			MeterRegistry registry = state.context.getBean(MeterRegistry.class);
+			assertThat(registry.find("resilience4j.retry.calls").meters()).isNotEmpty();
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void failsafeRetriesOnce() {
+		CallOverheadBenchmark.Failsafe state = start(new CallOverheadBenchmark.Failsafe());
+		state.executor();
+		try {
+			assertThat(this.benchmark.success_7_failsafe(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_7_failsafe);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void everyJitterComputesDelaysOnAnUnlimitedSequence() {
+		DelayBenchmark delays = new DelayBenchmark();
+		for (Jitter jitter : Jitter.values()) {
+			for (String ceiling : new String[] { "capped", "growing" }) {
+				delays.jitter = jitter;
+				delays.ceiling = ceiling;
+				delays.setUp();
+				for (int i = 0; i < 100; i++) {
+					assertThat(delays.nextNanos()).isBetween(0L, BackoffPolicy.MAX_DURATION.toNanos());
+				}
+			}
+		}
+		BackoffDelays unlimited = BackoffPolicy.builder().maxAttempts(Integer.MAX_VALUE).build().delays();
+		assertThat(unlimited.hasNext()).isTrue();
+	}
+
+	private static <S extends CallOverheadBenchmark.ContextState<?>> S start(S state) {
+		state.start();
+		return state;
+	}
+
+	/** Calls the one-failure path twice: each call must return the result after one failed attempt. */
+	private static <S> void assertOneFailurePath(S state, Function<S, Object> benchmark) {
+		assertThat(benchmark.apply(state)).isEqualTo(Flaky.RESULT);
+		assertThat(benchmark.apply(state)).isEqualTo(Flaky.RESULT);
+	}
+
+}

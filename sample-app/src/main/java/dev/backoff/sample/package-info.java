@@ -1,0 +1,7 @@
+/**
+ * The Backoff sample service.
+ */
+@NullMarked
+package dev.backoff.sample;
+
+import org.jspecify.annotations.NullMarked;

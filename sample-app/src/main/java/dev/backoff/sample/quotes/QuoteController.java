@@ -1,0 +1,53 @@
+package dev.backoff.sample.quotes;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.RestClientException;
+import org.springframework.web.client.RestClientResponseException;
+
+/**
+ * {@code GET /quotes/{symbol}}: a quote from the downstream service, fetched with retries.
+ * A 404 from the downstream (not retried) is answered 404; any other failure that is left
+ * after the policy gave up (or that it does not retry) is answered 502 Bad Gateway, with the
+ * downstream's last status.
+ */
+@RestController
+public class QuoteController {
+
+	private final QuoteClient client;
+
+	public QuoteController(QuoteClient client) {
+		this.client = client;
+	}
+
+	@GetMapping("/quotes/{symbol}")
+	public Quote quote(@PathVariable String symbol) {
+		return this.client.fetch(symbol);
+	}
+
+	@ExceptionHandler(HttpClientErrorException.NotFound.class)
+	@ResponseStatus(HttpStatus.NOT_FOUND)
+	ProblemDetail notFound() {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, "The downstream service has no such quote");
+	}
+
+	@ExceptionHandler(RestClientException.class)
+	@ResponseStatus(HttpStatus.BAD_GATEWAY)
+	ProblemDetail badGateway(RestClientException ex) {
+		String cause = (ex instanceof RestClientResponseException response)
+				? "answered " + response.getStatusCode().value() : "failed: " + ex.getMessage();
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY,
+				"The downstream service " + cause);
+		if (ex instanceof RestClientResponseException response) {
+			problem.setProperty("downstreamStatus", response.getStatusCode().value());
+		}
+		return problem;
+	}
+
+}

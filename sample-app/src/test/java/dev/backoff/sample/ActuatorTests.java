@@ -1,0 +1,82 @@
+package dev.backoff.sample;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Actuator endpoints the sample exposes: health, metrics, prometheus and backoff.
+ */
+@SampleAppTest
+class ActuatorTests {
+
+	@LocalServerPort
+	private int port;
+
+	private SampleHttp http;
+
+	@BeforeEach
+	void client() {
+		this.http = new SampleHttp(this.port);
+	}
+
+	@Test
+	void healthIsUp() {
+		ResponseEntity<JsonNode> health = this.http.get("/actuator/health", JsonNode.class);
+		assertThat(health.getStatusCode()).isEqualTo(HttpStatus.OK);
+		assertThat(health.getBody().get("status").asString()).isEqualTo("UP");
+	}
+
+	@Test
+	void backoffEndpointListsEveryPolicyWithItsJitter() {
+		ResponseEntity<JsonNode> response = this.http.get("/actuator/backoff", JsonNode.class);
+		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+		JsonNode policies = response.getBody().get("policies");
+		assertThat(policies.propertyNames()).containsExactly("defaults", "downstream", "optimistic", "polling",
+				"contention-none", "contention-full", "contention-equal", "contention-decorrelated");
+		assertThat(jitter(policies, "downstream")).isEqualTo("full");
+		assertThat(jitter(policies, "optimistic")).isEqualTo("full");
+		assertThat(jitter(policies, "polling")).isEqualTo("none");
+		for (String jitter : new String[] { "none", "full", "equal", "decorrelated" }) {
+			assertThat(jitter(policies, "contention-" + jitter)).isEqualTo(jitter);
+		}
+		JsonNode downstream = policies.get("downstream");
+		assertThat(downstream.get("settings").get("retryOn").valueStream().map(JsonNode::asString)).containsExactly(
+				"org.springframework.web.client.HttpServerErrorException",
+				"org.springframework.web.client.HttpClientErrorException$TooManyRequests", "java.io.IOException");
+		assertThat(downstream.get("methods").has("QuoteClient.fetch")).isTrue();
+		JsonNode poller = policies.get("polling").get("methods").get("JobPoller.awaitResult");
+		assertThat(poller.get("settings").get("retryIf").asBoolean()).isTrue();
+		assertThat(policies.get("contention-full").get("methods").has("ContentionClients.incrementWithFullJitter"))
+			.isTrue();
+	}
+
+	@Test
+	void backoffEndpointPreviewsAPolicy() {
+		ResponseEntity<JsonNode> response = this.http.get("/actuator/backoff/polling", JsonNode.class);
+		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+		assertThat(response.getBody().get("schedule")).hasSize(9);
+		assertThat(this.http.get("/actuator/backoff/no-such-policy", JsonNode.class).getStatusCode())
+			.isEqualTo(HttpStatus.NOT_FOUND);
+	}
+
+	@Test
+	void prometheusScrapesTheBackoffMeters() {
+		assertThat(this.http.get("/quotes/ACME", JsonNode.class).getStatusCode()).isEqualTo(HttpStatus.OK);
+		ResponseEntity<String> scrape = this.http.get("/actuator/prometheus", String.class);
+		assertThat(scrape.getStatusCode()).isEqualTo(HttpStatus.OK);
+		assertThat(scrape.getBody()).contains("backoff_calls_total{", "method=\"QuoteClient.fetch\"",
+				"backoff_attempts", "backoff_delay_seconds");
+	}
+
+	private static String jitter(JsonNode policies, String name) {
+		return policies.get(name).get("settings").get("jitter").asString();
+	}
+
+}
