@@ -30,10 +30,17 @@ public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	public BackoffAnnotationBeanPostProcessor(Supplier<BackoffOperations> operations) {
 		this.operations = operations;
 		setBeforeExistingAdvisors(true);
+		this.advisor = new DefaultPointcutAdvisor(pointcut(), new BackoffInterceptor(operations));
+	}
+
+	/**
+	 * @return what makes a bean need {@code @Backoff}: the annotation on its class or on any
+	 * of its methods, directly or inherited
+	 */
+	static Pointcut pointcut() {
 		Pointcut typeLevel = new AnnotationMatchingPointcut(Backoff.class, true);
 		Pointcut methodLevel = new AnnotationMatchingPointcut(null, Backoff.class, true);
-		this.advisor = new DefaultPointcutAdvisor(new ComposablePointcut(typeLevel).union(methodLevel),
-				new BackoffInterceptor(operations));
+		return new ComposablePointcut(typeLevel).union(methodLevel);
 	}
 
 	@Override

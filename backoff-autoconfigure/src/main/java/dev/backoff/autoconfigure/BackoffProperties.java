@@ -27,6 +27,13 @@ public class BackoffProperties {
 	private boolean enabled = true;
 
 	/**
+	 * How @Backoff calls are intercepted: 'proxy' (Spring AOP proxies, the default) or
+	 * 'aspectj' (the AspectJ-woven BackoffAspect, which also retries a bean calling its own
+	 * methods, and private and final methods).
+	 */
+	private Mode mode = Mode.PROXY;
+
+	/**
 	 * Settings every named policy starts from, and the policy of a @Backoff that names none.
 	 */
 	private final Policy defaults = new Policy();
@@ -50,6 +57,14 @@ public class BackoffProperties {
 		this.enabled = enabled;
 	}
 
+	public Mode getMode() {
+		return this.mode;
+	}
+
+	public void setMode(Mode mode) {
+		this.mode = mode;
+	}
+
 	public Policy getDefaults() {
 		return this.defaults;
 	}
@@ -60,6 +75,28 @@ public class BackoffProperties {
 
 	public Metrics getMetrics() {
 		return this.metrics;
+	}
+
+	/**
+	 * How {@code @Backoff} calls are intercepted. Either way the same engine retries them, with
+	 * the same policies, metrics, logging and fallbacks.
+	 */
+	public enum Mode {
+
+		/**
+		 * Spring AOP proxies: calls from other beans, through the proxy, are retried; a bean
+		 * calling its own method, and private or final methods, are not. Needs no build or
+		 * JVM setup.
+		 */
+		PROXY,
+
+		/**
+		 * The AspectJ-woven BackoffAspect: every call is retried, self-invocations and private
+		 * and final methods included, and no proxy is created. Needs load-time weaving (the
+		 * aspectjweaver agent and a META-INF/aop.xml) or compile-time weaving.
+		 */
+		ASPECTJ
+
 	}
 
 	/**
