@@ -78,8 +78,18 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 	private void afterAttempt(@Nullable T result, @Nullable Throwable failure) {
 		if (failure != null) {
 			scheduleOrEnd(unwrap(failure), null);
+			return;
 		}
-		else if (this.call.getPolicy().isRetryableResult(result)) {
+		boolean retryResult;
+		try {
+			retryResult = this.call.getPolicy().isRetryableResult(result);
+		}
+		catch (Throwable ex) {
+			// The result predicate failed: end the call rather than leave the caller waiting.
+			completeExceptionally(this.call.abort(ex));
+			return;
+		}
+		if (retryResult) {
 			scheduleOrEnd(null, result);
 		}
 		else if (this.call.succeed()) {

@@ -101,7 +101,11 @@ public @interface Backoff {
 
 	/**
 	 * A SpEL expression on {@code #result} that asks for another attempt while it is true, for
-	 * polling, e.g. {@code "#result.status == 'NOT_READY'"}. Parsed once, at start-up.
+	 * polling, e.g. {@code "#result.status == 'NOT_READY'"} for a String status. SpEL's
+	 * {@code ==} does not turn an enum into a String: for an enum status compare its name,
+	 * {@code "#result.status.name() == 'NOT_READY'"}, or the constant,
+	 * {@code "#result.status == T(com.example.Status).NOT_READY"}. Parsed once, at start-up;
+	 * when attempts run out the last result is returned.
 	 * @return the expression, or empty for none
 	 */
 	String retryIf() default "";

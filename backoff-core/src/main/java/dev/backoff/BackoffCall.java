@@ -46,7 +46,8 @@ public final class BackoffCall {
 
 	private @Nullable BackoffDelays delays;
 
-	private final Throwable[] earlier = new Throwable[MAX_SUPPRESSED];
+	/** Allocated on the first failure worth remembering: a result-only retry needs none. */
+	private Throwable @Nullable [] earlier;
 
 	private int earlierCount;
 
@@ -150,6 +151,19 @@ public final class BackoffCall {
 	}
 
 	/**
+	 * Ends the call with {@link Outcome#NOT_RETRYABLE} whatever the policy says, unless its end
+	 * was already reported: for a failure outside the attempt, such as a result predicate that
+	 * itself threw.
+	 * @param <X> the failure type
+	 * @param failure the failure the caller gets
+	 * @return {@code failure}, for {@code throw call.abort(failure)}
+	 */
+	public <X extends Throwable> X abort(X failure) {
+		report(Outcome.NOT_RETRYABLE, failure);
+		return failure;
+	}
+
+	/**
 	 * Ends the call with {@link Outcome#INTERRUPTED} (interrupted, cancelled, or unable to
 	 * schedule its next attempt), unless its end was already reported.
 	 * @param failure the failure the caller gets
@@ -164,12 +178,13 @@ public final class BackoffCall {
 			return false;
 		}
 		this.outcome = outcome;
-		if (failure != null && this.earlierCount > 0) {
+		Throwable[] earlier = this.earlier;
+		if (failure != null && earlier != null) {
 			// Bounded even when the caller throws one shared instance on every call.
 			int room = MAX_SUPPRESSED - failure.getSuppressed().length;
 			for (int i = 0; i < this.earlierCount && room > 0; i++) {
-				if (this.earlier[i] != failure) {
-					failure.addSuppressed(this.earlier[i]);
+				if (earlier[i] != failure) {
+					failure.addSuppressed(earlier[i]);
 					room--;
 				}
 			}
@@ -198,13 +213,18 @@ public final class BackoffCall {
 
 	private void remember(Throwable failure) {
 		// Keeps the first ones: they usually say how the trouble began.
+		Throwable[] earlier = this.earlier;
+		if (earlier == null) {
+			earlier = new Throwable[MAX_SUPPRESSED];
+			this.earlier = earlier;
+		}
 		if (this.earlierCount < MAX_SUPPRESSED) {
 			for (int i = 0; i < this.earlierCount; i++) {
-				if (this.earlier[i] == failure) {
+				if (earlier[i] == failure) {
 					return;
 				}
 			}
-			this.earlier[this.earlierCount++] = failure;
+			earlier[this.earlierCount++] = failure;
 		}
 	}
 

@@ -107,7 +107,16 @@ public final class BackoffExecutor {
 		catch (Throwable ex) {
 			return retry(new BackoffCall(policy, listener, this.clock, this.randomSource, start), task, ex, null);
 		}
-		if (policy.isRetryableResult(result)) {
+		boolean retryResult;
+		try {
+			retryResult = policy.isRetryableResult(result);
+		}
+		catch (Throwable ex) {
+			// The result predicate failed: the call ends here, with exactly one outcome.
+			listener.onFailure(Outcome.NOT_RETRYABLE, 1, ex);
+			throw ex;
+		}
+		if (retryResult) {
 			return retry(new BackoffCall(policy, listener, this.clock, this.randomSource, start), task, null, result);
 		}
 		// The hot path: no state, no allocation.
@@ -152,7 +161,14 @@ public final class BackoffExecutor {
 				failure = ex;
 				continue;
 			}
-			if (!call.getPolicy().isRetryableResult(last)) {
+			boolean retryResult;
+			try {
+				retryResult = call.getPolicy().isRetryableResult(last);
+			}
+			catch (Throwable ex) {
+				throw call.abort(ex);
+			}
+			if (!retryResult) {
 				call.succeed();
 				return (T) last;
 			}

@@ -17,6 +17,7 @@ import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
@@ -24,7 +25,9 @@ import org.springframework.context.annotation.Role;
 /**
  * Auto-configuration of {@code @Backoff}: the policies from {@code backoff.*}, the executor
  * with its replaceable sleeper, clock and random source, the scheduler of non-blocking
- * retries, and the post-processor that advises {@code @Backoff} beans. Off with
+ * retries, and the post-processor that advises {@code @Backoff} beans with proxies. With
+ * {@code backoff.mode=aspectj} no proxy is created: the AspectJ-woven {@link BackoffAspect}
+ * retries the calls instead (see {@link BackoffAspectAutoConfiguration}). Off with
  * {@code backoff.enabled=false}: then no proxy is created and calls go straight through.
  */
 @AutoConfiguration
@@ -37,6 +40,7 @@ public final class BackoffAutoConfiguration {
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnProperty(name = "backoff.mode", havingValue = "proxy", matchIfMissing = true)
 	static BackoffAnnotationBeanPostProcessor backoffAnnotationBeanPostProcessor(
 			ObjectProvider<BackoffOperations> operations) {
 		return new BackoffAnnotationBeanPostProcessor(operations::getObject);
@@ -60,7 +64,9 @@ public final class BackoffAutoConfiguration {
 		return RandomSource.THREAD_LOCAL;
 	}
 
-	@Bean(name = SCHEDULER_BEAN_NAME)
+	// Not a default candidate: an Executor bean would make Spring Boot's own task executor and
+	// scheduler back off, and @Scheduled methods would run on the retry threads.
+	@Bean(name = SCHEDULER_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = SCHEDULER_BEAN_NAME)
 	BackoffScheduler backoffScheduler() {
 		return new BackoffScheduler(Math.max(2, Runtime.getRuntime().availableProcessors()));

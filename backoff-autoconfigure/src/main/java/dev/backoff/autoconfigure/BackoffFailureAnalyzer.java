@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-import dev.backoff.Jitter;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.BindException;
@@ -41,9 +40,9 @@ public class BackoffFailureAnalyzer implements FailureAnalyzer {
 	private FailureAnalysis analyzeBind(BindException bind, ConfigurationProperty property) {
 		Class<?> target = bind.getTarget().getType().resolve(Object.class);
 		String rule;
-		if (target == Jitter.class) {
-			rule = "must be one of " + Arrays.stream(Jitter.values())
-				.map((jitter) -> jitter.name().toLowerCase(Locale.ROOT))
+		if (target.isEnum()) {
+			rule = "must be one of " + Arrays.stream(target.getEnumConstants())
+				.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT))
 				.collect(Collectors.joining(", "));
 		}
 		else if (target == Duration.class) {

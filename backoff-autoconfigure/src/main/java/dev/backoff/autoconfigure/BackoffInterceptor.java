@@ -1,7 +1,6 @@
 package dev.backoff.autoconfigure;
 
 import java.lang.reflect.Method;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -11,27 +10,23 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ProxyMethodInvocation;
 
 /**
- * The advice of {@code @Backoff} methods: finds the method's {@link BackoffOperation} (resolved
- * once, then read from a cache that allocates nothing) and runs the call under it, making each
- * attempt through a fresh {@link ProxyMethodInvocation#invocableClone() clone} of the
- * invocation so that the advice inside it (a transaction, say) runs again for every attempt.
+ * The advice of {@code @Backoff} methods behind Spring AOP proxies: finds the method's
+ * {@link BackoffOperation} (resolved once, then read from a cache that allocates nothing, the
+ * same lookup as {@link BackoffAspect}'s) and runs the call under it: the first attempt
+ * proceeds on the invocation, each retry on a fresh {@link ProxyMethodInvocation#invocableClone()
+ * clone}, so that the advice inside it (a transaction, say) runs again for every attempt (see
+ * {@link ProxyAttempts}).
  */
 public class BackoffInterceptor implements MethodInterceptor {
 
-	private final Supplier<BackoffOperations> operations;
-
-	/**
-	 * Keyed by the invoked method; a chain per method because one inherited method can carry a
-	 * different type-level {@code @Backoff} on each target class.
-	 */
-	private final ConcurrentHashMap<Method, Entry> cache = new ConcurrentHashMap<>();
+	private final BackoffOperationCache operations;
 
 	/**
 	 * @param operations resolves operations on a cache miss; asked lazily, so that this
 	 * interceptor can be created before the beans it needs
 	 */
 	public BackoffInterceptor(Supplier<BackoffOperations> operations) {
-		this.operations = operations;
+		this.operations = new BackoffOperationCache(operations);
 	}
 
 	@Override
@@ -48,7 +43,7 @@ public class BackoffInterceptor implements MethodInterceptor {
 					+ ", but got " + invocation.getClass().getName()
 					+ "; use Spring AOP proxies, or backoff.mode=aspectj with AspectJ weaving");
 		}
-		return operation.invoke(() -> proxyInvocation.invocableClone().proceed(), target, invocation.getArguments());
+		return operation.invoke(new ProxyAttempts(proxyInvocation), target, invocation.getArguments());
 	}
 
 	/**
@@ -57,22 +52,7 @@ public class BackoffInterceptor implements MethodInterceptor {
 	 * @return the method's operation, or {@code null} when it has no {@code @Backoff}
 	 */
 	@Nullable BackoffOperation operation(Method method, Class<?> targetClass) {
-		for (Entry entry = this.cache.get(method); entry != null; entry = entry.next) {
-			if (entry.targetClass == targetClass) {
-				return entry.operation;
-			}
-		}
-		return resolve(method, targetClass);
-	}
-
-	private @Nullable BackoffOperation resolve(Method method, Class<?> targetClass) {
-		BackoffOperation operation = this.operations.get().resolve(method, targetClass);
-		this.cache.compute(method, (key, head) -> new Entry(targetClass, operation, head));
-		return operation;
-	}
-
-	/** One target class's operation for a method (or none), and the entries of other classes. */
-	private record Entry(Class<?> targetClass, @Nullable BackoffOperation operation, @Nullable Entry next) {
+		return this.operations.get(method, targetClass);
 	}
 
 }

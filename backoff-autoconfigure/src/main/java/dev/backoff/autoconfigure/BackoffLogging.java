@@ -29,7 +29,7 @@ public class BackoffLogging implements BackoffListenerFactory {
 			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
 				if (logger.isDebugEnabled()) {
 					logger.debug(prefix + "attempt " + attempt + ofMax + " failed (" + describe(failure)
-							+ "); retrying in " + DurationFormat.format(delay));
+							+ "); retrying in " + DurationFormat.formatRounded(delay));
 				}
 			}
 

@@ -122,12 +122,14 @@ public class BackoffOperations {
 	 * @return the operation, or {@code null} if the method has no {@code @Backoff}
 	 */
 	public @Nullable BackoffOperation resolve(Method method, Class<?> targetClass) {
-		MethodClassKey key = new MethodClassKey(method, targetClass);
+		// Keyed by the implementation's method, so that an interface method invoked through a
+		// JDK proxy finds the operation resolved at start-up rather than creating a second one.
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		MethodClassKey key = new MethodClassKey(specific, targetClass);
 		BackoffOperation operation = this.operations.get(key);
 		if (operation != null) {
 			return operation;
 		}
-		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
 		Backoff backoff = AnnotatedElementUtils.findMergedAnnotation(specific, Backoff.class);
 		if (backoff == null) {
 			// A type-level @Backoff covers the public methods the type declares, not Object's.
@@ -149,7 +151,8 @@ public class BackoffOperations {
 		String policyName = policyName(backoff, where);
 		BackoffPolicy base = this.policies.get(policyName);
 		if (base == null) {
-			throw new BackoffConfigurationException("@Backoff(value)" + where, policyName,
+			String attribute = StringUtils.hasText(resolve(backoff.value())) ? "value" : "policy";
+			throw new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, policyName,
 					"must name a policy under backoff.policies (known: " + this.policies.getNames() + ")",
 					"Add backoff.policies." + policyName + " to the configuration, or name one of "
 							+ this.policies.getNames() + ".");

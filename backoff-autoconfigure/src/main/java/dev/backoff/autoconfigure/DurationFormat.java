@@ -30,6 +30,27 @@ public final class DurationFormat {
 	}
 
 	/**
+	 * For drawn or computed durations (a jittered delay, a percentile): rounded to whole
+	 * milliseconds from one millisecond up, to whole microseconds below, so that
+	 * {@code 104761961ns} reads {@code 105ms}; still in a form {@link #parse} reads.
+	 * @param duration a duration
+	 * @return it rounded, in the largest unit that holds the rounded value exactly
+	 */
+	public static String formatRounded(Duration duration) {
+		long nanos;
+		try {
+			nanos = duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return duration.toString();
+		}
+		long unit = (nanos >= 1_000_000L) ? 1_000_000L : (nanos >= 1_000L) ? 1_000L : 1L;
+		long rounded = Math.round((double) nanos / unit) * unit;
+		return format(Duration.ofNanos(rounded));
+	}
+
+	/**
+	 * For configured durations, shown exactly as given.
 	 * @param duration a duration
 	 * @return it in the largest unit that holds it exactly, e.g. {@code 1500ms}, {@code 20s}
 	 */

@@ -62,6 +62,10 @@ final class Fallback {
 				result.complete(value);
 				return;
 			}
+			if (result.isCancelled()) {
+				// The caller cancelled: nobody waits for a fallback.
+				return;
+			}
 			try {
 				@SuppressWarnings("unchecked")
 				CompletionStage<@Nullable Object> stage = (CompletionStage<@Nullable Object>) invoke(target, arguments,

@@ -2,6 +2,7 @@ package dev.backoff.autoconfigure;
 
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.backoff.BackoffCall;
 import dev.backoff.BackoffPolicy;
@@ -46,7 +47,16 @@ final class ReactorRetry {
 			call.beginAttempt();
 			return Mono.from(publisher(attempt));
 		}).handle((value, sink) -> {
-			if (policy.isRetryableResult(value)) {
+			boolean retryResult;
+			try {
+				retryResult = policy.isRetryableResult(value);
+			}
+			catch (RuntimeException ex) {
+				// The result predicate failed: the call ends here (see retry(call)).
+				sink.error(call.abort(ex));
+				return;
+			}
+			if (retryResult) {
 				sink.error(new RetryableResult(value));
 			}
 			else {
@@ -61,18 +71,32 @@ final class ReactorRetry {
 
 	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt) {
 		BackoffCall call = operation.getExecutor().start(operation.getPolicy(), operation.getListener());
+		// Whether the attempt under way has emitted: a subscriber that cancels after taking what
+		// it needs (take(1), say) ends a call that worked, not an interrupted one.
+		AtomicBoolean emitted = new AtomicBoolean();
 		return Flux.defer(() -> {
 			call.beginAttempt();
-			return publisher(attempt);
+			emitted.set(false);
+			return Flux.from(publisher(attempt)).doOnNext((value) -> emitted.set(true));
 		})
 			.retryWhen(retry(call))
 			.doOnComplete(call::succeed)
-			.doOnCancel(() -> call.interrupt(new CancellationException("Cancelled by the subscriber")));
+			.doOnCancel(() -> {
+				if (emitted.get()) {
+					call.succeed();
+				}
+				else {
+					call.interrupt(new CancellationException("Cancelled by the subscriber"));
+				}
+			});
 	}
 
 	private static Retry retry(BackoffCall call) {
 		return Retry.from((signals) -> signals.concatMap((signal) -> {
 			Throwable failure = signal.failure();
+			if (call.isEnded()) {
+				return Mono.error(failure);
+			}
 			boolean resultRetry = (failure instanceof RetryableResult);
 			Duration delay = call.nextDelay(resultRetry ? null : failure);
 			if (delay == null) {

@@ -84,12 +84,12 @@ public class BackoffEndpoint {
 			if (operation.getPolicyName().equals(name)) {
 				BackoffPolicy own = operation.getPolicy();
 				methods.put(operation.getMethodTag(),
-						new MethodDescriptor(SettingsDescriptor.of(own), format(own.worstCaseTotalDelay()),
+						new MethodDescriptor(SettingsDescriptor.of(own), rounded(own.worstCaseTotalDelay()),
 								operation.getFallbackName(),
 								(this.counts != null) ? this.counts.get(operation) : null));
 			}
 		}
-		return new PolicyDescriptor(SettingsDescriptor.of(effective), format(effective.worstCaseTotalDelay()),
+		return new PolicyDescriptor(SettingsDescriptor.of(effective), rounded(effective.worstCaseTotalDelay()),
 				methods);
 	}
 
@@ -114,16 +114,16 @@ public class BackoffEndpoint {
 			long longest = policy.longestDelay(row + 1).toNanos();
 			expectedElapsed += mean;
 			worstElapsed = (worstElapsed > Long.MAX_VALUE - longest) ? Long.MAX_VALUE : worstElapsed + longest;
-			schedule.add(new RetryPreview(row + 1, format(policy.ceiling(row + 1)), format(nanos(mean)),
-					format(Duration.ofNanos(draws[SAMPLES / 2])), format(Duration.ofNanos(draws[(int) (SAMPLES * 0.99)])), format(nanos(expectedElapsed)),
-					format(Duration.ofNanos(worstElapsed))));
+			schedule.add(new RetryPreview(row + 1, rounded(policy.ceiling(row + 1)), rounded(nanos(mean)),
+					rounded(Duration.ofNanos(draws[SAMPLES / 2])), rounded(Duration.ofNanos(draws[(int) (SAMPLES * 0.99)])),
+					rounded(nanos(expectedElapsed)), rounded(Duration.ofNanos(worstElapsed))));
 		}
 		String growth = (policy.getJitter() == dev.backoff.Jitter.DECORRELATED)
 				? "decorrelated: each wait is drawn from [base-delay, 3 x the previous wait], capped at max-delay"
 				: String.format(Locale.ROOT,
 						"after a total wait T the next ceiling is base-delay + %.2f x T: each wait is about %.0f%% of the time already waited",
 						policy.getMultiplier() - 1, (policy.getMultiplier() - 1) * 100);
-		return new PreviewDescriptor(name, SettingsDescriptor.of(policy), format(policy.worstCaseTotalDelay()), growth,
+		return new PreviewDescriptor(name, SettingsDescriptor.of(policy), rounded(policy.worstCaseTotalDelay()), growth,
 				SAMPLES, schedule);
 	}
 
@@ -133,6 +133,10 @@ public class BackoffEndpoint {
 
 	private static String format(Duration duration) {
 		return DurationFormat.format(duration);
+	}
+
+	private static String rounded(Duration duration) {
+		return DurationFormat.formatRounded(duration);
 	}
 
 	/** Every policy by name. */

@@ -1,0 +1,276 @@
+package dev.backoff.autoconfigure;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.backoff.Backoff;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.Jitter;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Tests for how a {@link Backoff @Backoff} annotation picks its policy and overrides it: the
+ * named policy, the attributes, placeholders, and type-level against method-level.
+ */
+class BackoffAnnotationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withBean(RecordingSleeper.class);
+
+	@Test
+	void annotationAttributesOverrideThePolicy() {
+		this.contextRunner.withBean(Overrides.class).run((context) -> {
+			BackoffOperation operation = operation(context, "Overrides.call");
+			BackoffPolicy policy = operation.getPolicy();
+			assertThat(operation.getPolicyName()).isEqualTo(BackoffPolicies.DEFAULTS);
+			assertThat(policy.getMaxAttempts()).isEqualTo(5);
+			assertThat(policy.getBaseDelay()).isEqualTo(Duration.ofMillis(200));
+			assertThat(policy.getMaxDelay()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(policy.getMultiplier()).isEqualTo(1.5);
+			assertThat(policy.getJitter()).isEqualTo(Jitter.EQUAL);
+			assertThat(policy.getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
+			assertThat(policy.getRetryOn()).containsExactly(IOException.class);
+			assertThat(policy.getAbortOn()).containsExactly(FileNotFoundException.class);
+		});
+	}
+
+	@Test
+	void annotationKeepsWhatItDoesNotOverride() {
+		this.contextRunner.withPropertyValues("backoff.defaults.max-delay=7s", "backoff.defaults.jitter=none")
+			.withBean(Overrides.class)
+			.run((context) -> {
+				BackoffPolicy policy = operation(context, "Overrides.attemptsOnly").getPolicy();
+				assertThat(policy.getMaxAttempts()).isEqualTo(2);
+				assertThat(policy.getMaxDelay()).isEqualTo(Duration.ofSeconds(7));
+				assertThat(policy.getJitter()).isEqualTo(Jitter.NONE);
+				assertThat(policy.getBaseDelay()).isEqualTo(BackoffPolicy.DEFAULT_BASE_DELAY);
+			});
+	}
+
+	@Test
+	void annotationOverridesChangeTheSleeps() {
+		this.contextRunner.withBean(Overrides.class).run((context) -> {
+			Overrides overrides = context.getBean(Overrides.class);
+			assertThatIllegalStateException().isThrownBy(overrides::fixed);
+			assertThat(overrides.calls()).isEqualTo(4);
+			assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(Duration.ofMillis(30),
+					Duration.ofMillis(30), Duration.ofMillis(30));
+		});
+	}
+
+	@Test
+	void resolvesPlaceholdersInAttributes() {
+		this.contextRunner.withPropertyValues("my.attempts=4", "my.base-delay=75ms")
+			.withBean(Placeholders.class)
+			.run((context) -> {
+				BackoffPolicy policy = operation(context, "Placeholders.call").getPolicy();
+				assertThat(policy.getMaxAttempts()).isEqualTo(4);
+				assertThat(policy.getBaseDelay()).isEqualTo(Duration.ofMillis(75));
+			});
+	}
+
+	@Test
+	void resolvesAPlaceholderInThePolicyName() {
+		this.contextRunner.withPropertyValues("my.policy=quotes", "backoff.policies.quotes.max-attempts=8")
+			.withBean(PlaceholderPolicy.class)
+			.run((context) -> {
+				BackoffOperation operation = operation(context, "PlaceholderPolicy.call");
+				assertThat(operation.getPolicyName()).isEqualTo("quotes");
+				assertThat(operation.getPolicy().getMaxAttempts()).isEqualTo(8);
+			});
+	}
+
+	@Test
+	void namesThePolicyWithValue() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.max-attempts=6")
+			.withBean(Named.class)
+			.run((context) -> {
+				BackoffOperation operation = operation(context, "Named.byValue");
+				assertThat(operation.getPolicyName()).isEqualTo("quotes");
+				assertThat(operation.getPolicy().getMaxAttempts()).isEqualTo(6);
+			});
+	}
+
+	@Test
+	void namesThePolicyWithPolicy() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.max-attempts=6")
+			.withBean(Named.class)
+			.run((context) -> {
+				BackoffOperation operation = operation(context, "Named.byPolicy");
+				assertThat(operation.getPolicyName()).isEqualTo("quotes");
+				assertThat(operation.getPolicy().getMaxAttempts()).isEqualTo(6);
+			});
+	}
+
+	@Test
+	void acceptsValueAndPolicyWhenTheyAgree() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.max-attempts=6")
+			.withBean(Named.class)
+			.run((context) -> assertThat(operation(context, "Named.both").getPolicyName()).isEqualTo("quotes"));
+	}
+
+	@Test
+	void annotationOverridesTheNamedPolicy() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.quotes.max-attempts=6", "backoff.policies.quotes.jitter=none")
+			.withBean(Named.class)
+			.run((context) -> {
+				BackoffPolicy policy = operation(context, "Named.overridden").getPolicy();
+				assertThat(policy.getMaxAttempts()).isEqualTo(2);
+				assertThat(policy.getJitter()).isEqualTo(Jitter.NONE);
+			});
+	}
+
+	@Test
+	void methodLevelAnnotationWinsOverTypeLevel() {
+		this.contextRunner.withBean(TypeLevel.class).run((context) -> {
+			assertThat(operation(context, "TypeLevel.own").getPolicy().getMaxAttempts()).isEqualTo(4);
+			assertThat(operation(context, "TypeLevel.inherited").getPolicy().getMaxAttempts()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void typeLevelAnnotationRetriesEveryPublicMethod() {
+		this.contextRunner.withBean(TypeLevel.class).run((context) -> {
+			TypeLevel bean = context.getBean(TypeLevel.class);
+			assertThatIllegalStateException().isThrownBy(bean::inherited);
+			assertThat(bean.calls()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void typeLevelAnnotationLeavesNonPublicMethodsAlone() {
+		this.contextRunner.withBean(TypeLevel.class).run((context) -> {
+			TypeLevel bean = context.getBean(TypeLevel.class);
+			assertThatIllegalStateException().isThrownBy(bean::packagePrivate);
+			assertThat(bean.calls()).isEqualTo(1);
+			assertThat(context.getBean(BackoffOperations.class).getAll())
+				.noneMatch((operation) -> operation.getMethod().getName().equals("packagePrivate"));
+		});
+	}
+
+	@Test
+	void resolvesEveryAnnotatedMethodAtStartUp() {
+		this.contextRunner.withBean(Named.class)
+			.withPropertyValues("backoff.policies.quotes.max-attempts=6")
+			.run((context) -> assertThat(context.getBean(BackoffOperations.class).getAll())
+				.extracting(BackoffOperation::getMethodTag)
+				.containsExactlyInAnyOrder("Named.byValue", "Named.byPolicy", "Named.both", "Named.overridden"));
+	}
+
+	private static BackoffOperation operation(AssertableApplicationContext context, String methodTag) {
+		assertThat(context).hasNotFailed();
+		return context.getBean(BackoffOperations.class)
+			.getAll()
+			.stream()
+			.filter((operation) -> operation.getMethodTag().equals(methodTag))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("No operation for " + methodTag));
+	}
+
+	static class Overrides {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		public int calls() {
+			return this.calls.get();
+		}
+
+		@Backoff(maxAttempts = "5", baseDelay = "200ms", maxDelay = "5s", multiplier = "1.5", jitter = Jitter.EQUAL,
+				maxElapsed = "30s", retryOn = IOException.class, abortOn = FileNotFoundException.class)
+		public String call() {
+			return "ok";
+		}
+
+		@Backoff(maxAttempts = "2")
+		public String attemptsOnly() {
+			return "ok";
+		}
+
+		@Backoff(maxAttempts = "4", baseDelay = "30ms", multiplier = "1", jitter = Jitter.NONE)
+		public String fixed() {
+			this.calls.incrementAndGet();
+			throw new IllegalStateException("always");
+		}
+
+	}
+
+	static class Placeholders {
+
+		@Backoff(maxAttempts = "${my.attempts}", baseDelay = "${my.base-delay}")
+		public String call() {
+			return "ok";
+		}
+
+	}
+
+	static class PlaceholderPolicy {
+
+		@Backoff("${my.policy}")
+		public String call() {
+			return "ok";
+		}
+
+	}
+
+	static class Named {
+
+		@Backoff("quotes")
+		public String byValue() {
+			return "ok";
+		}
+
+		@Backoff(policy = "quotes")
+		public String byPolicy() {
+			return "ok";
+		}
+
+		@Backoff(value = "quotes", policy = "quotes")
+		public String both() {
+			return "ok";
+		}
+
+		@Backoff(value = "quotes", maxAttempts = "2")
+		public String overridden() {
+			return "ok";
+		}
+
+	}
+
+	@Backoff(maxAttempts = "2")
+	static class TypeLevel {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		@Backoff(maxAttempts = "4")
+		public String own() {
+			return "ok";
+		}
+
+		public String inherited() {
+			this.calls.incrementAndGet();
+			throw new IllegalStateException("always");
+		}
+
+		String packagePrivate() {
+			this.calls.incrementAndGet();
+			throw new IllegalStateException("always");
+		}
+
+		public int calls() {
+			return this.calls.get();
+		}
+
+	}
+
+}

@@ -1,0 +1,412 @@
+package dev.backoff.autoconfigure;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.backoff.Backoff;
+import dev.backoff.Jitter;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@code @Backoff} methods that return a {@link CompletableFuture} or a
+ * {@link CompletionStage}: retried on the scheduler without blocking a thread, with the
+ * original failure, cancellation and shutdown.
+ */
+class BackoffAsyncTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withBean(RecordingSleeper.class)
+		.withBean(AsyncService.class);
+
+	@Test
+	void completableFutureFailsTwiceThenSucceedsOnTheBackoffScheduler() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(2);
+			CompletableFuture<String> result = service.future();
+			assertThat(result).succeedsWithin(TIMEOUT).isEqualTo("ok 3");
+			assertThat(service.threads()).hasSize(3);
+			assertThat(service.threads().get(0)).isEqualTo(Thread.currentThread().getName());
+			assertThat(service.threads().subList(1, 3)).allSatisfy((name) -> assertThat(name).startsWith("backoff-"));
+			assertThat(context.getBean(RecordingSleeper.class).sleeps()).isEmpty();
+		});
+	}
+
+	@Test
+	void completionStageFailsTwiceThenSucceedsOnTheBackoffScheduler() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(2);
+			CompletionStage<String> result = service.stage();
+			assertThat(result).succeedsWithin(TIMEOUT).isEqualTo("ok 3");
+			assertThat(service.threads().subList(1, 3)).allSatisfy((name) -> assertThat(name).startsWith("backoff-"));
+			assertThat(context.getBean(RecordingSleeper.class).sleeps()).isEmpty();
+		});
+	}
+
+	@Test
+	void schedulesEveryRetryOnTheSchedulerWithThePolicyDelays() {
+		ManualScheduler scheduler = new ManualScheduler();
+		this.contextRunner
+			.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
+			.run((context) -> {
+				AsyncService service = context.getBean(AsyncService.class);
+				service.failFirst(2);
+				CompletableFuture<String> result = service.slow();
+				assertThat(result).isNotDone();
+				assertThat(service.calls()).isEqualTo(1);
+				assertThat(scheduler.delays()).containsExactly(Duration.ofMillis(100));
+				assertThat(scheduler.runNext()).isTrue();
+				assertThat(result).isNotDone();
+				assertThat(scheduler.delays()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
+				assertThat(scheduler.runNext()).isTrue();
+				assertThat(result).isCompletedWithValue("ok 3");
+				assertThat(service.onManualScheduler()).containsExactly(false, true, true);
+				assertThat(context.getBean(RecordingSleeper.class).sleeps()).isEmpty();
+			});
+	}
+
+	@Test
+	void retriesAMethodThatThrowsInsteadOfReturningAFailedFuture() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(2);
+			CompletableFuture<String> result = service.throwing();
+			assertThat(result).succeedsWithin(TIMEOUT).isEqualTo("ok 3");
+			assertThat(service.calls()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void completesWithTheOriginalFailureWhenAttemptsRunOut() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(100);
+			CompletableFuture<String> result = service.future();
+			Throwable failure = result.handle((value, ex) -> ex).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+			assertThat(failure).isNotInstanceOf(CompletionException.class)
+				.isExactlyInstanceOf(IOException.class)
+				.hasMessage("failure 3")
+				.isSameAs(service.failures().get(2));
+			assertThat(failure.getSuppressed()).containsExactly(service.failures().get(0), service.failures().get(1));
+			assertThat(service.calls()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void completesWithTheOriginalFailureOfAMethodThatThrows() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(100);
+			CompletableFuture<String> result = service.throwing();
+			Throwable failure = result.handle((value, ex) -> ex).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+			assertThat(failure).isSameAs(service.failures().get(2));
+		});
+	}
+
+	@Test
+	void doesNotRetryAFailureThatIsNotRetryable() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(100);
+			service.failWithError();
+			CompletableFuture<String> result = service.future();
+			Throwable failure = result.handle((value, ex) -> ex).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+			assertThat(failure).isExactlyInstanceOf(AssertionError.class);
+			assertThat(service.calls()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void cancellingTheFutureStopsLaterAttempts() {
+		ManualScheduler scheduler = new ManualScheduler();
+		this.contextRunner
+			.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
+			.run((context) -> {
+				AsyncService service = context.getBean(AsyncService.class);
+				service.failFirst(100);
+				CompletableFuture<String> result = service.slow();
+				assertThat(scheduler.pending()).isOne();
+				assertThat(result.cancel(false)).isTrue();
+				assertThat(result).isCancelled();
+				assertThat(scheduler.pending()).isZero();
+				assertThat(scheduler.runAll()).isZero();
+				assertThat(service.calls()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void cancellingTheFutureCancelsTheAttemptInFlight() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			CompletableFuture<String> result = service.neverCompletes();
+			CompletableFuture<String> attempt = service.inFlight().get(0);
+			assertThat(attempt).isNotDone();
+			assertThat(result.cancel(true)).isTrue();
+			assertThat(attempt).isCancelled();
+			assertThat(service.calls()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void cancellingTheFutureRemovesThePendingRetryFromTheBackoffScheduler() {
+		this.contextRunner.run((context) -> {
+			BackoffScheduler scheduler = context.getBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME,
+					BackoffScheduler.class);
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(100);
+			CompletableFuture<String> result = service.hourly();
+			assertThat(scheduler.getQueue()).hasSize(1);
+			assertThat(result.cancel(true)).isTrue();
+			assertThat(scheduler.getQueue()).isEmpty();
+			assertThat(scheduler.getCompletedTaskCount()).isZero();
+			assertThat(service.calls()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void closingTheContextEndsAPendingCallWithItsOriginalFailure() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(100);
+			CompletableFuture<String> result = service.hourly();
+			assertThat(result).isNotDone();
+			context.close();
+			assertThat(result).isCompletedExceptionally();
+			Throwable failure = result.handle((value, ex) -> ex).getNow(null);
+			assertThat(failure).isSameAs(service.failures().get(0));
+			assertThat(failure.getSuppressed()).hasAtLeastOneElementOfType(RejectedExecutionException.class);
+			assertThat(service.calls()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void callsTheFallbackWithTheOriginalFailure() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(100);
+			CompletableFuture<String> result = service.withFallback("42");
+			assertThat(result).succeedsWithin(TIMEOUT).isEqualTo("fallback 42 after failure 3");
+			assertThat(service.fallbackFailures()).singleElement().isSameAs(service.failures().get(2));
+			assertThat(service.calls()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void doesNotCallTheFallbackWhenTheCallerCancels() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(100);
+			CompletableFuture<String> result = service.hourlyWithFallback("42");
+			assertThat(result.cancel(true)).isTrue();
+			assertThat(result).isCancelled();
+			assertThat(service.fallbackFailures()).isEmpty();
+		});
+	}
+
+	@Test
+	void doesNotCallTheFallbackOnSuccess() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(1);
+			assertThat(service.withFallback("42")).succeedsWithin(TIMEOUT).isEqualTo("ok 2");
+			assertThat(service.fallbackFailures()).isEmpty();
+		});
+	}
+
+	@Test
+	void pollsWithRetryIfUntilTheResultIsReady() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.readyAfter(3);
+			assertThat(service.poll()).succeedsWithin(TIMEOUT).isEqualTo("READY");
+			assertThat(service.calls()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void returnsTheLastResultWhenRetryIfStillMatchesAsAttemptsRunOut() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			service.readyAfter(100);
+			assertThat(service.poll()).succeedsWithin(TIMEOUT).isEqualTo("NOT_READY");
+			assertThat(service.calls()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void completesWhenRetryIfCannotBeEvaluated() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			CompletableFuture<Job> result = service.pollNull();
+			assertThat(result).isDone();
+			assertThat(service.calls()).isEqualTo(1);
+		});
+	}
+
+	record Job(String status) {
+
+	}
+
+	static class AsyncService {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		private final List<String> threads = new CopyOnWriteArrayList<>();
+
+		private final List<Boolean> onManualScheduler = new CopyOnWriteArrayList<>();
+
+		private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
+		private final List<Throwable> fallbackFailures = new CopyOnWriteArrayList<>();
+
+		private final List<CompletableFuture<String>> inFlight = new CopyOnWriteArrayList<>();
+
+		private volatile int failFirst;
+
+		private volatile boolean error;
+
+		private volatile int readyAfter;
+
+		public void failFirst(int failFirst) {
+			this.failFirst = failFirst;
+		}
+
+		public void failWithError() {
+			this.error = true;
+		}
+
+		public void readyAfter(int calls) {
+			this.readyAfter = calls;
+		}
+
+		public int calls() {
+			return this.calls.get();
+		}
+
+		public List<String> threads() {
+			return this.threads;
+		}
+
+		public List<Boolean> onManualScheduler() {
+			return this.onManualScheduler;
+		}
+
+		public List<CompletableFuture<String>> inFlight() {
+			return this.inFlight;
+		}
+
+		public List<Throwable> failures() {
+			return this.failures;
+		}
+
+		public List<Throwable> fallbackFailures() {
+			return this.fallbackFailures;
+		}
+
+		@Backoff(baseDelay = "0ms", maxDelay = "0ms")
+		public CompletableFuture<String> future() {
+			return attempt();
+		}
+
+		@Backoff(baseDelay = "0ms", maxDelay = "0ms")
+		public CompletionStage<String> stage() {
+			return attempt();
+		}
+
+		@Backoff(baseDelay = "0ms", maxDelay = "0ms")
+		public CompletableFuture<String> throwing() throws IOException {
+			return CompletableFuture.completedFuture(next());
+		}
+
+		@Backoff(baseDelay = "100ms", multiplier = "2", jitter = Jitter.NONE)
+		public CompletableFuture<String> slow() {
+			return attempt();
+		}
+
+		@Backoff(baseDelay = "1h", maxDelay = "1h", jitter = Jitter.NONE)
+		public CompletableFuture<String> hourly() {
+			return attempt();
+		}
+
+		@Backoff
+		public CompletableFuture<String> neverCompletes() {
+			this.calls.incrementAndGet();
+			CompletableFuture<String> attempt = new CompletableFuture<>();
+			this.inFlight.add(attempt);
+			return attempt;
+		}
+
+		@Backoff(baseDelay = "0ms", maxDelay = "0ms", fallback = "recover")
+		public CompletableFuture<String> withFallback(String id) {
+			return attempt();
+		}
+
+		@Backoff(baseDelay = "1h", maxDelay = "1h", jitter = Jitter.NONE, fallback = "recover")
+		public CompletableFuture<String> hourlyWithFallback(String id) {
+			return attempt();
+		}
+
+		CompletableFuture<String> recover(String id, Throwable failure) {
+			this.fallbackFailures.add(failure);
+			return CompletableFuture.completedFuture("fallback " + id + " after " + failure.getMessage());
+		}
+
+		@Backoff(baseDelay = "0ms", maxDelay = "0ms", retryIf = "#result == 'NOT_READY'")
+		public CompletableFuture<String> poll() {
+			int call = this.calls.incrementAndGet();
+			return CompletableFuture.completedFuture((call >= this.readyAfter) ? "READY" : "NOT_READY");
+		}
+
+		@Backoff(baseDelay = "0ms", maxDelay = "0ms", retryIf = "#result.status == 'NOT_READY'")
+		public CompletableFuture<Job> pollNull() {
+			this.calls.incrementAndGet();
+			return CompletableFuture.completedFuture(null);
+		}
+
+		private CompletableFuture<String> attempt() {
+			try {
+				return CompletableFuture.completedFuture(next());
+			}
+			catch (IOException | AssertionError ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
+
+		private String next() throws IOException {
+			int call = this.calls.incrementAndGet();
+			this.threads.add(Thread.currentThread().getName());
+			this.onManualScheduler.add(ManualScheduler.isRunningTask());
+			if (call <= this.failFirst) {
+				if (this.error) {
+					AssertionError failure = new AssertionError("failure " + call);
+					this.failures.add(failure);
+					throw failure;
+				}
+				IOException failure = new IOException("failure " + call);
+				this.failures.add(failure);
+				throw failure;
+			}
+			return "ok " + call;
+		}
+
+	}
+
+}

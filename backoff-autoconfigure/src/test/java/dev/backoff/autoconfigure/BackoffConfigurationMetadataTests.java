@@ -1,0 +1,104 @@
+package dev.backoff.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.List;
+import java.util.Map;
+
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for the configuration metadata that the build generates from
+ * {@link BackoffProperties} (and merges with
+ * {@code additional-spring-configuration-metadata.json}), which IDEs use to complete and
+ * explain {@code backoff.*} keys.
+ */
+class BackoffConfigurationMetadataTests {
+
+	@Test
+	void describesBackoffEnabled() throws IOException {
+		Map<String, Object> property = property(metadata(), "backoff.enabled");
+		assertThat(property).containsEntry("type", "java.lang.Boolean").containsEntry("defaultValue", true);
+		assertThat((String) property.get("description")).contains("When false no proxy is created");
+	}
+
+	@Test
+	void describesEveryKeyOfDefaults() throws IOException {
+		DocumentContext metadata = metadata();
+		for (String key : List.of("max-attempts", "base-delay", "max-delay", "multiplier", "jitter", "max-elapsed",
+				"retry-on", "abort-on")) {
+			assertThat((String) property(metadata, "backoff.defaults." + key).get("description")).as(key)
+				.isNotBlank()
+				.endsWith(".");
+		}
+	}
+
+	@Test
+	void describesMaxAttemptsAsCountingEveryCall() throws IOException {
+		Map<String, Object> property = property(metadata(), "backoff.defaults.max-attempts");
+		assertThat(property).containsEntry("type", "java.lang.Integer");
+		assertThat((String) property.get("description")).contains("the first included");
+	}
+
+	@Test
+	void describesDurationsAsDurations() throws IOException {
+		DocumentContext metadata = metadata();
+		assertThat(property(metadata, "backoff.defaults.base-delay")).containsEntry("type", "java.time.Duration");
+		assertThat(property(metadata, "backoff.defaults.max-delay")).containsEntry("type", "java.time.Duration");
+		assertThat(property(metadata, "backoff.defaults.max-elapsed")).containsEntry("type", "java.time.Duration");
+	}
+
+	@Test
+	void describesNamedPolicies() throws IOException {
+		Map<String, Object> property = property(metadata(), "backoff.policies");
+		assertThat((String) property.get("type")).startsWith("java.util.Map<java.lang.String,");
+		assertThat((String) property.get("description")).contains("backoff.defaults");
+	}
+
+	@Test
+	void givesTheDefaultValuesOfDefaults() throws IOException {
+		DocumentContext metadata = metadata();
+		assertThat(property(metadata, "backoff.defaults.max-attempts")).containsEntry("defaultValue", 3);
+		assertThat(property(metadata, "backoff.defaults.base-delay")).containsEntry("defaultValue", "100ms");
+		assertThat(property(metadata, "backoff.defaults.max-delay")).containsEntry("defaultValue", "20s");
+		assertThat(property(metadata, "backoff.defaults.jitter")).containsEntry("defaultValue", "full");
+		assertThat(((Number) property(metadata, "backoff.defaults.multiplier").get("defaultValue")).doubleValue())
+			.isEqualTo(2.0);
+	}
+
+	@Test
+	void hintsTheFourJitterValues() throws IOException {
+		List<String> values = metadata().read("$.hints[?(@.name == 'backoff.defaults.jitter')].values[*].value");
+		assertThat(values).containsExactly("none", "full", "equal", "decorrelated");
+	}
+
+	@Test
+	void hintsThrowableClassesForRetryOnAndAbortOn() throws IOException {
+		DocumentContext metadata = metadata();
+		for (String key : List.of("backoff.defaults.retry-on", "backoff.defaults.abort-on")) {
+			List<String> targets = metadata.read(
+					"$.hints[?(@.name == '" + key + "')].providers[?(@.name == 'class-reference')].parameters.target");
+			assertThat(targets).as(key).containsExactly("java.lang.Throwable");
+		}
+	}
+
+	private static Map<String, Object> property(DocumentContext metadata, String name) {
+		List<Map<String, Object>> matches = metadata.read("$.properties[?(@.name == '" + name + "')]");
+		assertThat(matches).as("metadata of %s", name).hasSize(1);
+		return matches.get(0);
+	}
+
+	/** Reads the file generated for this module, not one of another jar on the class path. */
+	private static DocumentContext metadata() throws IOException {
+		URL classes = BackoffProperties.class.getProtectionDomain().getCodeSource().getLocation();
+		try (InputStream in = new URL(classes, "META-INF/spring-configuration-metadata.json").openStream()) {
+			return JsonPath.parse(in);
+		}
+	}
+
+}

@@ -1,0 +1,167 @@
+package dev.backoff.autoconfigure;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.concurrent.TimeoutException;
+
+import dev.backoff.BackoffPolicy;
+import dev.backoff.Jitter;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for binding {@code backoff.*} into {@link BackoffProperties} and building the
+ * {@link BackoffPolicies} from them, inheritance included.
+ */
+class BackoffPropertiesTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class));
+
+	@Test
+	void bindsEveryKeyOfDefaults() {
+		this.contextRunner
+			.withPropertyValues("backoff.defaults.max-attempts=5", "backoff.defaults.base-delay=250ms",
+					"backoff.defaults.max-delay=10s", "backoff.defaults.multiplier=1.5",
+					"backoff.defaults.jitter=decorrelated", "backoff.defaults.max-elapsed=30s",
+					"backoff.defaults.retry-on=java.io.IOException,java.util.concurrent.TimeoutException",
+					"backoff.defaults.abort-on=java.io.FileNotFoundException")
+			.run((context) -> {
+				BackoffPolicy defaults = policies(context).getDefaults();
+				assertThat(defaults.getMaxAttempts()).isEqualTo(5);
+				assertThat(defaults.getBaseDelay()).isEqualTo(Duration.ofMillis(250));
+				assertThat(defaults.getMaxDelay()).isEqualTo(Duration.ofSeconds(10));
+				assertThat(defaults.getMultiplier()).isEqualTo(1.5);
+				assertThat(defaults.getJitter()).isEqualTo(Jitter.DECORRELATED);
+				assertThat(defaults.getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
+				assertThat(defaults.getRetryOn()).containsExactly(IOException.class, TimeoutException.class);
+				assertThat(defaults.getAbortOn()).containsExactly(FileNotFoundException.class);
+			});
+	}
+
+	@Test
+	void bindsEveryKeyOfANamedPolicy() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.quotes.max-attempts=4", "backoff.policies.quotes.base-delay=50ms",
+					"backoff.policies.quotes.max-delay=2s", "backoff.policies.quotes.multiplier=3",
+					"backoff.policies.quotes.jitter=equal", "backoff.policies.quotes.max-elapsed=1m",
+					"backoff.policies.quotes.retry-on=java.io.UncheckedIOException",
+					"backoff.policies.quotes.abort-on=java.lang.IllegalArgumentException")
+			.run((context) -> {
+				BackoffPolicy quotes = policies(context).get("quotes");
+				assertThat(quotes).isNotNull();
+				assertThat(quotes.getMaxAttempts()).isEqualTo(4);
+				assertThat(quotes.getBaseDelay()).isEqualTo(Duration.ofMillis(50));
+				assertThat(quotes.getMaxDelay()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(quotes.getMultiplier()).isEqualTo(3.0);
+				assertThat(quotes.getJitter()).isEqualTo(Jitter.EQUAL);
+				assertThat(quotes.getMaxElapsed()).isEqualTo(Duration.ofMinutes(1));
+				assertThat(quotes.getRetryOn()).containsExactly(UncheckedIOException.class);
+				assertThat(quotes.getAbortOn()).containsExactly(IllegalArgumentException.class);
+			});
+	}
+
+	@Test
+	void bindsJitterNamesInLowerCase() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.a.jitter=none", "backoff.policies.b.jitter=full",
+					"backoff.policies.c.jitter=equal", "backoff.policies.d.jitter=decorrelated")
+			.run((context) -> {
+				BackoffPolicies policies = policies(context);
+				assertThat(policies.get("a").getJitter()).isEqualTo(Jitter.NONE);
+				assertThat(policies.get("b").getJitter()).isEqualTo(Jitter.FULL);
+				assertThat(policies.get("c").getJitter()).isEqualTo(Jitter.EQUAL);
+				assertThat(policies.get("d").getJitter()).isEqualTo(Jitter.DECORRELATED);
+			});
+	}
+
+	@Test
+	void trimsSpacesAroundExceptionTypeNames() {
+		this.contextRunner
+			.withPropertyValues("backoff.defaults.retry-on=java.io.IOException , java.util.concurrent.TimeoutException")
+			.run((context) -> assertThat(policies(context).getDefaults().getRetryOn())
+				.containsExactly(IOException.class, TimeoutException.class));
+	}
+
+	@Test
+	void bindsADurationWithoutUnitAsMilliseconds() {
+		this.contextRunner.withPropertyValues("backoff.defaults.base-delay=300")
+			.run((context) -> assertThat(policies(context).getDefaults().getBaseDelay())
+				.isEqualTo(Duration.ofMillis(300)));
+	}
+
+	@Test
+	void namedPolicyInheritsWhatItLeavesUnsetFromDefaults() {
+		this.contextRunner
+			.withPropertyValues("backoff.defaults.max-attempts=7", "backoff.defaults.jitter=none",
+					"backoff.defaults.max-elapsed=5s", "backoff.defaults.retry-on=java.io.IOException",
+					"backoff.policies.quotes.base-delay=1s")
+			.run((context) -> {
+				BackoffPolicy quotes = policies(context).get("quotes");
+				assertThat(quotes.getBaseDelay()).isEqualTo(Duration.ofSeconds(1));
+				assertThat(quotes.getMaxAttempts()).isEqualTo(7);
+				assertThat(quotes.getJitter()).isEqualTo(Jitter.NONE);
+				assertThat(quotes.getMaxElapsed()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(quotes.getRetryOn()).containsExactly(IOException.class);
+				assertThat(quotes.getMaxDelay()).isEqualTo(BackoffPolicy.DEFAULT_MAX_DELAY);
+				assertThat(quotes.getMultiplier()).isEqualTo(BackoffPolicy.DEFAULT_MULTIPLIER);
+			});
+	}
+
+	@Test
+	void namedPolicyRetryOnReplacesTheDefaultsRetryOn() {
+		this.contextRunner
+			.withPropertyValues("backoff.defaults.retry-on=java.io.IOException",
+					"backoff.policies.quotes.retry-on=java.util.concurrent.TimeoutException")
+			.run((context) -> assertThat(policies(context).get("quotes").getRetryOn())
+				.containsExactly(TimeoutException.class));
+	}
+
+	@Test
+	void defaultsAreLeftAloneByNamedPolicies() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.max-attempts=9")
+			.run((context) -> assertThat(policies(context).getDefaults().getMaxAttempts())
+				.isEqualTo(BackoffPolicy.DEFAULT_MAX_ATTEMPTS));
+	}
+
+	@Test
+	void listsPolicyNamesInConfigurationOrder() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.zulu.max-attempts=2", "backoff.policies.alpha.max-attempts=3",
+					"backoff.policies.mike.max-attempts=4")
+			.run((context) -> assertThat(policies(context).getNames()).containsExactly("zulu", "alpha", "mike"));
+	}
+
+	@Test
+	void findsTheDefaultsUnderTheNameDefaults() {
+		this.contextRunner.withPropertyValues("backoff.defaults.max-attempts=6").run((context) -> {
+			BackoffPolicies policies = policies(context);
+			assertThat(policies.get(BackoffPolicies.DEFAULTS)).isSameAs(policies.getDefaults());
+			assertThat(policies.get("unknown")).isNull();
+		});
+	}
+
+	@Test
+	void bindsEnabledAndExposesTheBoundProperties() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.multiplier=1.1").run((context) -> {
+			BackoffProperties properties = context.getBean(BackoffProperties.class);
+			assertThat(properties.isEnabled()).isTrue();
+			assertThat(properties.getDefaults().getMultiplier()).isNull();
+			assertThat(properties.getPolicies()).containsOnlyKeys("quotes");
+			assertThat(properties.getPolicies().get("quotes").getMultiplier()).isEqualTo(1.1);
+		});
+	}
+
+	private static BackoffPolicies policies(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed();
+		return context.getBean(BackoffPolicies.class);
+	}
+
+}
