@@ -153,9 +153,13 @@ public class BackoffOperations {
 		if (base == null) {
 			String attribute = StringUtils.hasText(resolve(backoff.value())) ? "value" : "policy";
 			throw new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, policyName,
-					"must name a policy under backoff.policies (known: " + this.policies.getNames() + ")",
-					"Add backoff.policies." + policyName + " to the configuration, or name one of "
-							+ this.policies.getNames() + ".");
+					"must name a policy under backoff.policies ("
+							+ (this.policies.getNames().isEmpty() ? "none is configured"
+									: "configured: " + String.join(", ", this.policies.getNames()))
+							+ ")",
+					"Add backoff.policies." + policyName + " to the configuration"
+							+ (this.policies.getNames().isEmpty() ? "."
+									: ", or name one of " + String.join(", ", this.policies.getNames()) + "."));
 		}
 		BackoffOperation.Kind kind = kind(method, where);
 		BackoffPolicy.Builder builder = base.toBuilder();
@@ -171,8 +175,10 @@ public class BackoffOperations {
 		catch (InvalidPolicyException ex) {
 			String property = "@Backoff(" + ex.getSetting() + ")" + where;
 			throw new BackoffConfigurationException(property, BackoffPolicies.format(ex.getValue()), ex.getRule(),
-					"Update " + ex.getSetting() + " on the annotation, or in the policy '" + policyName + "': it "
-							+ ex.getRule() + ".",
+					"Update " + ex.getSetting() + " on the annotation, or in "
+							+ (BackoffPolicies.DEFAULTS.equals(policyName) ? "backoff.defaults"
+									: "backoff.policies." + policyName)
+							+ ": it " + ex.getRule() + ".",
 					ex);
 		}
 		Fallback fallback = fallback(resolve(backoff.fallback()), method, targetClass, where);

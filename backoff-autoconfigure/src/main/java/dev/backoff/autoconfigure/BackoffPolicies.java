@@ -109,12 +109,47 @@ public final class BackoffPolicies {
 			return builder.build();
 		}
 		catch (InvalidPolicyException ex) {
+			String rule = rule(ex.getRule());
+			if ("maxDelay".equals(ex.getSetting()) && settings.getBaseDelay() != null
+					&& settings.getMaxDelay() == null) {
+				// max-delay < base-delay, but the base delay is what this policy set: name it.
+				String where = prefix + ".base-delay";
+				String baseRule = "must be at most max-delay (" + format(ex.getValue()) + ")";
+				throw new BackoffConfigurationException(where, format(settings.getBaseDelay()), baseRule,
+						"Update " + where + ": it " + baseRule + ", or set " + prefix + ".max-delay.", ex);
+			}
 			String property = propertyName(ex.getSetting());
 			String where = (inherited != null && !isSet(settings, ex.getSetting()) && isSet(inherited, ex.getSetting()))
 					? "backoff.defaults." + property : prefix + "." + property;
-			throw new BackoffConfigurationException(where, format(ex.getValue()), ex.getRule(),
-					"Update " + where + ": it " + ex.getRule() + ".", ex);
+			throw new BackoffConfigurationException(where, format(ex.getValue()), rule,
+					"Update " + where + ": it " + rule + ".", ex);
 		}
+	}
+
+	/**
+	 * A core rule in the YAML's words: builder settings as property names, ISO-8601 durations
+	 * as the YAML writes them ({@code baseDelay (PT2S)} reads {@code base-delay (2s)}).
+	 */
+	static String rule(String rule) {
+		String translated = rule;
+		for (String setting : new String[] { "maxAttempts", "baseDelay", "maxDelay", "maxElapsed", "retryOn",
+				"abortOn" }) {
+			translated = translated.replace(setting, propertyName(setting));
+		}
+		java.util.regex.Matcher iso = java.util.regex.Pattern.compile("PT[0-9HMS.]+").matcher(translated);
+		StringBuilder result = new StringBuilder();
+		while (iso.find()) {
+			String replacement;
+			try {
+				replacement = DurationFormat.format(Duration.parse(iso.group()));
+			}
+			catch (RuntimeException ex) {
+				replacement = iso.group();
+			}
+			iso.appendReplacement(result, java.util.regex.Matcher.quoteReplacement(replacement));
+		}
+		iso.appendTail(result);
+		return result.toString();
 	}
 
 	/**

@@ -66,19 +66,19 @@ class BackoffFailureAnalyzerTests {
 		this.contextRunner.withPropertyValues("backoff.defaults.base-delay=2s", "backoff.defaults.max-delay=1s")
 			.run((context) -> {
 				FailureAnalysis analysis = analyze(context);
-				assertReport(analysis, "backoff.defaults.max-delay", "1s", "must be at least baseDelay");
+				assertReport(analysis, "backoff.defaults.max-delay", "1s", "must be at least base-delay (2s)");
 				assertThat(analysis.getAction()).contains("backoff.defaults.max-delay");
 			});
 	}
 
 	@Test
-	void reportsTheDefaultsMaxDelayWhenANamedPolicyRaisesItsBaseDelayAboveIt() {
-		// The policy sets base-delay and inherits max-delay: the report names the inherited one.
+	void reportsThePolicysBaseDelayWhenItRaisesItAboveTheInheritedMaxDelay() {
+		// The policy sets base-delay and inherits max-delay: the report names what the policy set.
 		this.contextRunner.withPropertyValues("backoff.defaults.max-delay=1s", "backoff.policies.quotes.base-delay=2s")
 			.run((context) -> {
 				FailureAnalysis analysis = analyze(context);
-				assertReport(analysis, "backoff.defaults.max-delay", "1s", "must be at least baseDelay");
-				assertThat(analysis.getAction()).contains("backoff.defaults.max-delay");
+				assertReport(analysis, "backoff.policies.quotes.base-delay", "2s", "must be at most max-delay (1s)");
+				assertThat(analysis.getAction()).contains("backoff.policies.quotes.max-delay");
 			});
 	}
 
@@ -87,15 +87,15 @@ class BackoffFailureAnalyzerTests {
 		this.contextRunner
 			.withPropertyValues("backoff.defaults.base-delay=200ms", "backoff.policies.quotes.max-delay=50ms")
 			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.max-delay", "50ms",
-					"must be at least baseDelay"));
+					"must be at least base-delay (200ms)"));
 	}
 
 	@Test
-	void reportsTheNamedPolicyMaxDelayWhenNeitherSetsIt() {
-		// Only base-delay was given; the built-in max-delay (20s) is reported under the policy's key.
+	void reportsTheNamedPolicyBaseDelayWhenNeitherSetsMaxDelay() {
+		// Only base-delay was given: it is what to fix, against the built-in max-delay (20s).
 		this.contextRunner.withPropertyValues("backoff.policies.quotes.base-delay=30s")
-			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.max-delay", "20s",
-					"must be at least baseDelay"));
+			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.base-delay", "30s",
+					"must be at most max-delay (20s)"));
 	}
 
 	@Test
@@ -182,7 +182,7 @@ class BackoffFailureAnalyzerTests {
 			.run((context) -> {
 				FailureAnalysis analysis = analyze(context);
 				assertReport(analysis, "backoff.defaults.abort-on", "java.io.IOException",
-						"must not name a type that retryOn names too");
+						"must not name a type that retry-on names too");
 				assertThat(analysis.getAction()).contains("backoff.defaults.abort-on");
 			});
 	}
@@ -204,7 +204,7 @@ class BackoffFailureAnalyzerTests {
 			.run((context) -> {
 				FailureAnalysis analysis = analyze(context);
 				assertReport(analysis, "@Backoff(value) on UnknownPolicy.call", "missing",
-						"must name a policy under backoff.policies (known: [quotes, orders])");
+						"must name a policy under backoff.policies (configured: quotes, orders)");
 				assertThat(analysis.getAction()).contains("backoff.policies.missing");
 			});
 	}
@@ -251,7 +251,7 @@ class BackoffFailureAnalyzerTests {
 		this.contextRunner.withBean(NegativeBaseDelay.class).run((context) -> {
 			FailureAnalysis analysis = analyze(context);
 			assertReport(analysis, "@Backoff(baseDelay) on NegativeBaseDelay.call", "-1s", "must be zero or positive");
-			assertThat(analysis.getAction()).contains("baseDelay").contains("'defaults'");
+			assertThat(analysis.getAction()).contains("baseDelay").contains("backoff.defaults");
 		});
 	}
 
