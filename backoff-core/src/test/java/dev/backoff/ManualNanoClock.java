@@ -3,7 +3,7 @@ package dev.backoff;
 import java.time.Duration;
 
 /** A {@link NanoClock} that moves only when told to. */
-final class ManualNanoClock implements NanoClock {
+public final class ManualNanoClock implements NanoClock {
 
 	// Not zero: the executor must only ever use differences between readings.
 	private long now = 1_000_000_000L;
@@ -13,7 +13,7 @@ final class ManualNanoClock implements NanoClock {
 		return this.now;
 	}
 
-	void advance(Duration duration) {
+	public void advance(Duration duration) {
 		this.now += duration.toNanos();
 	}
 

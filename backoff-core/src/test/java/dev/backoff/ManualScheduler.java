@@ -21,10 +21,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link ScheduledExecutorService} driven by the test: {@code schedule} only queues the task
  * and records its delay; {@link #runNext()} runs the oldest one on the calling thread, first
- * advancing the clock (when given one) by its delay. After {@link #shutdown()} it rejects
- * new tasks, like a real scheduler shutting down.
+ * advancing the clock (when given one) by its delay, and flagged so that the task can tell it
+ * runs here ({@link #isRunningTask()}). After {@link #shutdown()} it rejects new tasks, like a
+ * real scheduler shutting down. Shared with the other modules' tests through this module's
+ * test jar.
  */
-final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+
+	private static final ThreadLocal<Boolean> RUNNING = ThreadLocal.withInitial(() -> false);
 
 	private final Deque<Task<?>> queue = new ArrayDeque<>();
 
@@ -36,21 +40,26 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 
 	private boolean shutdown;
 
-	ManualScheduler() {
+	public ManualScheduler() {
 		this(null);
 	}
 
-	ManualScheduler(@Nullable ManualNanoClock clock) {
+	public ManualScheduler(@Nullable ManualNanoClock clock) {
 		this.clock = clock;
 	}
 
+	/** @return whether the calling code runs inside a task of a {@link ManualScheduler} */
+	public static boolean isRunningTask() {
+		return RUNNING.get();
+	}
+
 	@Override
-	public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+	public synchronized ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
 		return enqueue(Executors.callable(command), delay, unit);
 	}
 
 	@Override
-	public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+	public synchronized <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
 		return enqueue(callable, delay, unit);
 	}
 
@@ -69,14 +78,20 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 	 * Runs the oldest task that is not cancelled.
 	 * @return whether a task ran
 	 */
-	boolean runNext() {
+	public boolean runNext() {
 		Task<?> task;
-		while ((task = this.queue.poll()) != null) {
+		while ((task = poll()) != null) {
 			if (!task.isCancelled()) {
 				if (this.clock != null) {
 					this.clock.advance(task.delay);
 				}
-				task.run();
+				RUNNING.set(true);
+				try {
+					task.run();
+				}
+				finally {
+					RUNNING.set(false);
+				}
 				task.rethrowFailure();
 				return true;
 			}
@@ -84,11 +99,15 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 		return false;
 	}
 
+	private synchronized @Nullable Task<?> poll() {
+		return this.queue.poll();
+	}
+
 	/**
 	 * Runs tasks, including those they schedule, until none is left.
 	 * @return the number of tasks run
 	 */
-	int runAll() {
+	public int runAll() {
 		int ran = 0;
 		while (runNext()) {
 			if (++ran > 10_000) {
@@ -99,17 +118,17 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 	}
 
 	/** @return the delay of every task scheduled, in order */
-	List<Duration> delays() {
-		return this.delays;
+	public synchronized List<Duration> delays() {
+		return List.copyOf(this.delays);
 	}
 
 	/** @return every task scheduled, in order, cancelled ones included */
-	List<? extends ScheduledFuture<?>> scheduled() {
-		return this.scheduled;
+	public synchronized List<? extends ScheduledFuture<?>> scheduled() {
+		return List.copyOf(this.scheduled);
 	}
 
 	/** @return the number of tasks waiting to run, cancelled ones excluded */
-	long pending() {
+	public synchronized long pending() {
 		return this.queue.stream().filter((task) -> !task.isCancelled()).count();
 	}
 
@@ -129,12 +148,12 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 	}
 
 	@Override
-	public void shutdown() {
+	public synchronized void shutdown() {
 		this.shutdown = true;
 	}
 
 	@Override
-	public List<Runnable> shutdownNow() {
+	public synchronized List<Runnable> shutdownNow() {
 		this.shutdown = true;
 		List<Runnable> dropped = new ArrayList<>(this.queue);
 		this.queue.clear();

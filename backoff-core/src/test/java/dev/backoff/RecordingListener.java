@@ -1,18 +1,20 @@
 package dev.backoff;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link BackoffListener} that records every event, in order, as a value that tests can
- * compare with {@code containsExactly}. Failures compare by identity.
+ * compare with {@code containsExactly}. Failures compare by identity. Thread-safe: asynchronous
+ * calls report from the scheduler's threads. Shared with the other modules' tests through this
+ * module's test jar.
  */
-final class RecordingListener implements BackoffListener {
+public class RecordingListener implements BackoffListener {
 
-	private final List<Event> events = new ArrayList<>();
+	private final List<Event> events = new CopyOnWriteArrayList<>();
 
 	@Override
 	public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
@@ -29,12 +31,12 @@ final class RecordingListener implements BackoffListener {
 		this.events.add(new Failure(outcome, attempts, failure));
 	}
 
-	List<Event> events() {
+	public List<Event> events() {
 		return this.events;
 	}
 
 	/** @return the delays of the retries scheduled, in order */
-	List<Duration> delays() {
+	public List<Duration> delays() {
 		return this.events.stream()
 			.filter(RetryScheduled.class::isInstance)
 			.map((event) -> ((RetryScheduled) event).delay())
@@ -42,23 +44,23 @@ final class RecordingListener implements BackoffListener {
 	}
 
 	/** @return the end events ({@link Success} and {@link Failure}), which must be exactly one per call */
-	List<Event> ends() {
+	public List<Event> ends() {
 		return this.events.stream().filter((event) -> !(event instanceof RetryScheduled)).toList();
 	}
 
-	sealed interface Event permits RetryScheduled, Success, Failure {
+	public sealed interface Event permits RetryScheduled, Success, Failure {
 
 	}
 
-	record RetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) implements Event {
+	public record RetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) implements Event {
 
 	}
 
-	record Success(Outcome outcome, int attempts) implements Event {
+	public record Success(Outcome outcome, int attempts) implements Event {
 
 	}
 
-	record Failure(Outcome outcome, int attempts, @Nullable Throwable failure) implements Event {
+	public record Failure(Outcome outcome, int attempts, @Nullable Throwable failure) implements Event {
 
 	}
 

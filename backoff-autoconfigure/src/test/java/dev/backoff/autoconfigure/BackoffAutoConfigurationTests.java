@@ -14,6 +14,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.NanoClock;
 import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
+import dev.backoff.ManualScheduler;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;

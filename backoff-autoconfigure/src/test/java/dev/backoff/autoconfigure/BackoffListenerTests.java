@@ -13,6 +13,7 @@ import dev.backoff.Backoff;
 import dev.backoff.BackoffListener;
 import dev.backoff.Jitter;
 import dev.backoff.Outcome;
+import dev.backoff.RecordingListener;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
