@@ -174,11 +174,12 @@ public class BackoffOperations {
 		}
 		catch (InvalidPolicyException ex) {
 			String property = "@Backoff(" + ex.getSetting() + ")" + where;
-			throw new BackoffConfigurationException(property, BackoffPolicies.format(ex.getValue()), ex.getRule(),
+			String rule = BackoffPolicies.durations(ex.getRule());
+			throw new BackoffConfigurationException(property, BackoffPolicies.format(ex.getValue()), rule,
 					"Update " + ex.getSetting() + " on the annotation, or in "
 							+ (BackoffPolicies.DEFAULTS.equals(policyName) ? "backoff.defaults"
 									: "backoff.policies." + policyName)
-							+ ": it " + ex.getRule() + ".",
+							+ ": it " + rule + ".",
 					ex);
 		}
 		Fallback fallback = fallback(resolve(backoff.fallback()), method, targetClass, where);

@@ -136,7 +136,12 @@ public final class BackoffPolicies {
 				"abortOn" }) {
 			translated = translated.replace(setting, propertyName(setting));
 		}
-		java.util.regex.Matcher iso = java.util.regex.Pattern.compile("PT[0-9HMS.]+").matcher(translated);
+		return durations(translated);
+	}
+
+	/** Rewrites the ISO-8601 durations of a message the way the YAML writes them. */
+	static String durations(String text) {
+		java.util.regex.Matcher iso = java.util.regex.Pattern.compile("PT[0-9HMS.]+").matcher(text);
 		StringBuilder result = new StringBuilder();
 		while (iso.find()) {
 			String replacement;

@@ -63,6 +63,14 @@ public final class DurationFormat {
 			nanos = duration.toNanos();
 		}
 		catch (ArithmeticException ex) {
+			// Beyond ~292 years in nanoseconds: whole days, hours, minutes or seconds still read well.
+			long seconds = duration.getSeconds();
+			for (int i = 0; i < 4; i++) {
+				long unitSeconds = NANOS[i] / 1_000_000_000L;
+				if (duration.getNano() == 0 && seconds % unitSeconds == 0) {
+					return (seconds / unitSeconds) + SUFFIXES[i];
+				}
+			}
 			return duration.toString();
 		}
 		for (int i = 0; i < NANOS.length; i++) {

@@ -1,0 +1,141 @@
+package dev.backoff.autoconfigure.reliability;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import dev.backoff.Backoff;
+import dev.backoff.Jitter;
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
+import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * No argument or return value leaks into a log line or a meter, on any return type, with
+ * retry logging at DEBUG; and the endpoint stays hidden until the user exposes it by name.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class HygieneTests {
+
+	private static final String SECRET_ARGUMENT = "s3cr3t-arg";
+
+	private static final String SECRET_RESULT = "s3cr3t-result";
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class,
+				BackoffEndpointAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
+		.withBean(CountingSleeper.class)
+		.withBean(Secrets.class);
+
+	private final Logger logger = (Logger) LoggerFactory.getLogger("dev.backoff");
+
+	private Level level;
+
+	@BeforeEach
+	void debug() {
+		this.level = this.logger.getLevel();
+		this.logger.setLevel(Level.DEBUG);
+	}
+
+	@AfterEach
+	void restore() {
+		this.logger.setLevel(this.level);
+	}
+
+	@Test
+	void neitherArgumentNorResultAppearsInALogLineOrAMeterOnAnyReturnType(CapturedOutput output) {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			Secrets secrets = context.getBean(Secrets.class);
+			secrets.failFirst(1);
+			assertThat(secrets.blocking(SECRET_ARGUMENT)).isEqualTo(SECRET_RESULT);
+			secrets.failFirst(5);
+			assertThatExceptionOfType(IOException.class).isThrownBy(() -> secrets.blocking(SECRET_ARGUMENT));
+			secrets.failFirst(1);
+			assertThat(secrets.async(SECRET_ARGUMENT)).succeedsWithin(TIMEOUT).isEqualTo(SECRET_RESULT);
+			secrets.failFirst(1);
+			StepVerifier.create(secrets.mono(SECRET_ARGUMENT)).expectNext(SECRET_RESULT).expectComplete().verify(TIMEOUT);
+			assertThat(output).contains("retrying in")
+				.contains("gave up after")
+				.doesNotContain(SECRET_ARGUMENT)
+				.doesNotContain(SECRET_RESULT);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.getMeters()).extracting(Meter::getId)
+				.filteredOn((id) -> id.getName().startsWith("backoff."))
+				.isNotEmpty()
+				.allSatisfy((id) -> assertThat(id.getTags()).extracting(Tag::getValue)
+					.noneMatch((value) -> value.contains(SECRET_ARGUMENT) || value.contains(SECRET_RESULT)));
+			assertThat(context.getBean(BackoffEndpoint.class).policies().toString()).doesNotContain(SECRET_ARGUMENT)
+				.doesNotContain(SECRET_RESULT);
+		});
+	}
+
+	@Test
+	void endpointIsNotAvailableWhenOnlyOtherEndpointsAreExposed() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=health,info")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(BackoffEndpoint.class));
+	}
+
+	static class Secrets {
+
+		private final AtomicInteger failuresLeft = new AtomicInteger();
+
+		void failFirst(int failures) {
+			this.failuresLeft.set(failures);
+		}
+
+		@Backoff(maxAttempts = "3", baseDelay = "0ms", jitter = Jitter.NONE)
+		public String blocking(String secret) throws IOException {
+			failIfAsked();
+			return SECRET_RESULT;
+		}
+
+		@Backoff(maxAttempts = "3", baseDelay = "0ms", jitter = Jitter.NONE)
+		public CompletableFuture<String> async(String secret) throws IOException {
+			failIfAsked();
+			return CompletableFuture.completedFuture(SECRET_RESULT);
+		}
+
+		@Backoff(maxAttempts = "3", baseDelay = "0ms", jitter = Jitter.NONE)
+		public Mono<String> mono(String secret) {
+			return Mono.fromCallable(() -> {
+				failIfAsked();
+				return SECRET_RESULT;
+			});
+		}
+
+		private void failIfAsked() throws IOException {
+			if (this.failuresLeft.getAndDecrement() > 0) {
+				// The message names neither: what a failure says is the application's choice.
+				throw new IOException("downstream unavailable");
+			}
+		}
+
+	}
+
+}
