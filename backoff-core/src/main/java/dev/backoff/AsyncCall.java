@@ -82,11 +82,11 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		}
 		boolean retryResult;
 		try {
-			retryResult = this.call.getPolicy().isRetryableResult(result);
+			retryResult = this.call.isRetryableResult(result);
 		}
-		catch (Throwable ex) {
-			// The result predicate failed: end the call rather than leave the caller waiting.
-			completeExceptionally(this.call.abort(ex));
+		catch (RuntimeException | Error ex) {
+			// The call has ended: complete rather than leave the caller waiting.
+			completeExceptionally(ex);
 			return;
 		}
 		if (retryResult) {

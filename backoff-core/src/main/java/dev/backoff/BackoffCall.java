@@ -151,6 +151,25 @@ public final class BackoffCall {
 	}
 
 	/**
+	 * Whether a successful attempt's result asks for another attempt. A result predicate that
+	 * itself throws ends the call with {@link Outcome#NOT_RETRYABLE}, and its exception is
+	 * rethrown for the caller.
+	 * @param result the attempt's result
+	 * @return {@code true} to retry
+	 */
+	public boolean isRetryableResult(@Nullable Object result) {
+		try {
+			return this.policy.isRetryableResult(result);
+		}
+		catch (RuntimeException ex) {
+			throw abort(ex);
+		}
+		catch (Error ex) {
+			throw abort(ex);
+		}
+	}
+
+	/**
 	 * Ends the call with {@link Outcome#NOT_RETRYABLE} whatever the policy says, unless its end
 	 * was already reported: for a failure outside the attempt, such as a result predicate that
 	 * itself threw.

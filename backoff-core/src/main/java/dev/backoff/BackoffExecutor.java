@@ -161,14 +161,7 @@ public final class BackoffExecutor {
 				failure = ex;
 				continue;
 			}
-			boolean retryResult;
-			try {
-				retryResult = call.getPolicy().isRetryableResult(last);
-			}
-			catch (Throwable ex) {
-				throw call.abort(ex);
-			}
-			if (!retryResult) {
+			if (!call.isRetryableResult(last)) {
 				call.succeed();
 				return (T) last;
 			}

@@ -323,14 +323,8 @@ class BackoffExecutorAsyncTests {
 		return () -> CompletableFuture.completedFuture(supplier.get());
 	}
 
-	/** Base 100ms, doubling, no jitter: waits of 100, 200, 400, … ms. */
 	private static BackoffPolicy policy(int maxAttempts) {
-		return BackoffPolicy.builder()
-			.baseDelay(millis(100))
-			.maxDelay(Duration.ofSeconds(10))
-			.jitter(Jitter.NONE)
-			.maxAttempts(maxAttempts)
-			.build();
+		return TestPolicies.doublingFrom100ms(maxAttempts);
 	}
 
 	private static Duration millis(long millis) {

@@ -5,7 +5,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.backoff.BackoffCall;
-import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -42,18 +41,17 @@ final class ReactorRetry {
 
 	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt) {
 		BackoffCall call = operation.getExecutor().start(operation.getPolicy(), operation.getListener());
-		BackoffPolicy policy = operation.getPolicy();
 		return Mono.defer(() -> {
 			call.beginAttempt();
 			return Mono.from(publisher(attempt));
 		}).handle((value, sink) -> {
 			boolean retryResult;
 			try {
-				retryResult = policy.isRetryableResult(value);
+				retryResult = call.isRetryableResult(value);
 			}
 			catch (RuntimeException ex) {
-				// The result predicate failed: the call ends here (see retry(call)).
-				sink.error(call.abort(ex));
+				// The call has ended (see retry(call)).
+				sink.error(ex);
 				return;
 			}
 			if (retryResult) {

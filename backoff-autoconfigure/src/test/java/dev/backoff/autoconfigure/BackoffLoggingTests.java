@@ -3,14 +3,10 @@ package dev.backoff.autoconfigure;
 import java.io.IOException;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -25,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * Retry logging at DEBUG: what it says, and that it never shows an argument or a result.
  */
-@ExtendWith(OutputCaptureExtension.class)
+@ExtendWith({ OutputCaptureExtension.class, DebugLogging.class })
 class BackoffLoggingTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -33,21 +29,6 @@ class BackoffLoggingTests {
 		.withUserConfiguration(SecretsConfiguration.class)
 		.withPropertyValues("backoff.policies.vault.max-attempts=3", "backoff.policies.vault.jitter=none",
 				"backoff.policies.vault.base-delay=250ms");
-
-	private final Logger logger = (Logger) LoggerFactory.getLogger("dev.backoff");
-
-	private Level level;
-
-	@BeforeEach
-	void debug() {
-		this.level = this.logger.getLevel();
-		this.logger.setLevel(Level.DEBUG);
-	}
-
-	@AfterEach
-	void restore() {
-		this.logger.setLevel(this.level);
-	}
 
 	@Test
 	void logsEveryRetryWithPolicyMethodAttemptDelayAndException(CapturedOutput output) {
@@ -84,7 +65,7 @@ class BackoffLoggingTests {
 
 	@Test
 	void logsNothingAboveDebug(CapturedOutput output) {
-		this.logger.setLevel(Level.INFO);
+		DebugLogging.logger().setLevel(Level.INFO);
 		this.runner.run((context) -> {
 			Vault vault = context.getBean(Vault.class);
 			vault.failFirst(1);

@@ -5,11 +5,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.DebugLogging;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
@@ -17,11 +16,8 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
@@ -37,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * No argument or return value leaks into a log line or a meter, on any return type, with
  * retry logging at DEBUG; and the endpoint stays hidden until the user exposes it by name.
  */
-@ExtendWith(OutputCaptureExtension.class)
+@ExtendWith({ OutputCaptureExtension.class, DebugLogging.class })
 class HygieneTests {
 
 	private static final String SECRET_ARGUMENT = "s3cr3t-arg";
@@ -52,21 +48,6 @@ class HygieneTests {
 		.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
 		.withBean(CountingSleeper.class)
 		.withBean(Secrets.class);
-
-	private final Logger logger = (Logger) LoggerFactory.getLogger("dev.backoff");
-
-	private Level level;
-
-	@BeforeEach
-	void debug() {
-		this.level = this.logger.getLevel();
-		this.logger.setLevel(Level.DEBUG);
-	}
-
-	@AfterEach
-	void restore() {
-		this.logger.setLevel(this.level);
-	}
 
 	@Test
 	void neitherArgumentNorResultAppearsInALogLineOrAMeterOnAnyReturnType(CapturedOutput output) {
