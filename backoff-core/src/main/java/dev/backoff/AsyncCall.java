@@ -58,10 +58,9 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 			endInterrupted(new RejectedExecutionException("The scheduler was shut down before the next attempt"));
 			return;
 		}
-		this.call.beginAttempt();
 		CompletionStage<T> stage;
 		try {
-			stage = this.task.get();
+			stage = this.call.attempt(this.task::get);
 			if (stage == null) {
 				throw new IllegalStateException("The task returned null instead of a CompletionStage");
 			}

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * attempts themselves (Reactor's {@code retryWhen}, for one), so that they decide exactly as
  * {@link BackoffExecutor} does. Obtain one from {@link BackoffExecutor#start}.
  *
- * <p>The protocol: {@link #beginAttempt()} before every attempt; after a failed attempt (or
+ * <p>The protocol: {@link #attempt} runs every attempt (or {@link #beginAttempt()} counts one
+ * that the caller runs itself); after a failed attempt (or
  * one whose result asks for a retry) {@link #nextDelay} gives the wait before the next, or
  * {@code null} when the call ends, which is then reported with {@link #end}; a successful
  * attempt is reported with {@link #succeed()}; {@link #interrupt} ends the call early. The
@@ -44,6 +45,12 @@ public final class BackoffCall {
 
 	private final long startNanos;
 
+	/** The policy of the retrying call this one runs inside, or {@code null}: see {@link Nested}. */
+	private final @Nullable BackoffPolicy enclosing;
+
+	/** Whether this call's attempts mark their thread, so that calls made inside them are nested. */
+	private final boolean encloses;
+
 	private @Nullable BackoffDelays delays;
 
 	/** Allocated on the first failure worth remembering: a result-only retry needs none. */
@@ -59,12 +66,14 @@ public final class BackoffCall {
 	private volatile boolean ended;
 
 	BackoffCall(BackoffPolicy policy, BackoffListener listener, NanoClock clock, RandomSource randomSource,
-			long startNanos) {
+			long startNanos, @Nullable BackoffPolicy enclosing, boolean encloses) {
 		this.policy = policy;
 		this.listener = listener;
 		this.clock = clock;
 		this.randomSource = randomSource;
 		this.startNanos = startNanos;
+		this.enclosing = enclosing;
+		this.encloses = encloses;
 	}
 
 	/** @return the policy this call runs under */
@@ -87,16 +96,53 @@ public final class BackoffCall {
 		return this.ended;
 	}
 
-	/** Counts an attempt about to start. */
+	/**
+	 * @return whether this call runs inside an attempt of another retrying call, which is left
+	 * to retry the failures it would retry (see {@link Nested#OUTERMOST})
+	 */
+	public boolean isNested() {
+		return this.enclosing != null;
+	}
+
+	/** Counts an attempt about to start, which the caller runs itself. */
 	public void beginAttempt() {
 		this.attempts++;
+	}
+
+	/**
+	 * Counts and runs one attempt, with this thread marked as inside it, so that a retrying
+	 * call made from the attempt knows it is nested (see {@link Nested}).
+	 * @param <T> the result type
+	 * @param task the attempt
+	 * @return what the attempt returns
+	 * @throws Throwable what the attempt throws
+	 */
+	public <T extends @Nullable Object> T attempt(BackoffTask<T> task) throws Throwable {
+		this.attempts++;
+		if (!this.encloses) {
+			return task.run();
+		}
+		Enclosing here = Enclosing.current();
+		BackoffPolicy outer = here.policy;
+		here.policy = this.policy;
+		try {
+			return task.run();
+		}
+		finally {
+			here.policy = outer;
+		}
 	}
 
 	/**
 	 * Decides what follows a failed attempt ({@code failure} given) or an attempt whose result
 	 * asked for a retry ({@code failure} null): the wait before the next attempt, reported to
 	 * the listener, or {@code null} when the call ends here, its {@link #getOutcome() outcome}
-	 * set ({@code not_retryable}, {@code exhausted} or {@code timed_out}).
+	 * set ({@code not_retryable}, {@code exhausted}, {@code nested}, {@code budget_exhausted}
+	 * or {@code timed_out}, decided in that order).
+	 *
+	 * <p>The wait is the next of the policy's delays, or the server's {@link RetryAfter} hint
+	 * when that is longer. Every failure worth a retry takes a token from the policy's
+	 * {@link RetryBudget}, if it has one, even when no retry follows.
 	 * @param failure the attempt's failure, or {@code null} for a result that asked for a retry
 	 * @return the wait, or {@code null} to end the call with {@link #end}
 	 */
@@ -104,10 +150,27 @@ public final class BackoffCall {
 		if (failure != null && !this.policy.isRetryable(failure)) {
 			return stop(Outcome.NOT_RETRYABLE);
 		}
+		RetryBudget budget = this.policy.getBudget();
+		boolean withinBudget = (budget == null) || budget.onFailure();
 		if (this.attempts >= this.policy.getMaxAttempts()) {
 			return stop(Outcome.EXHAUSTED);
 		}
+		if (failure != null && this.enclosing != null && this.enclosing.isRetryable(failure)) {
+			return stop(Outcome.NESTED);
+		}
+		if (!withinBudget) {
+			return stop(Outcome.BUDGET_EXHAUSTED);
+		}
 		long delay = delays().nextNanos();
+		if (failure != null) {
+			long hint = retryAfterNanos(failure);
+			if (hint > this.policy.maxRetryAfterNanos()) {
+				// The server will not be ready within what this policy may wait: stop now
+				// rather than sleep in vain and fail anyway.
+				return stop(Outcome.TIMED_OUT);
+			}
+			delay = Math.max(delay, hint);
+		}
 		Duration maxElapsed = this.policy.getMaxElapsed();
 		if (maxElapsed != null) {
 			long elapsed = this.clock.nanoTime() - this.startNanos;
@@ -133,6 +196,10 @@ public final class BackoffCall {
 			return false;
 		}
 		this.outcome = (this.attempts <= 1) ? Outcome.SUCCESS : Outcome.SUCCESS_AFTER_RETRY;
+		RetryBudget budget = this.policy.getBudget();
+		if (budget != null) {
+			budget.onSuccess();
+		}
 		this.listener.onSuccess(this.outcome, this.attempts);
 		return true;
 	}
@@ -219,6 +286,22 @@ public final class BackoffCall {
 	private @Nullable Duration stop(Outcome outcome) {
 		this.outcome = outcome;
 		return null;
+	}
+
+	/** The server's hint in nanoseconds (saturating), or -1 for none. */
+	private long retryAfterNanos(Throwable failure) {
+		Duration hint;
+		try {
+			hint = this.policy.retryAfter(failure);
+		}
+		catch (RuntimeException ex) {
+			// A hint that cannot be read is no hint: it must not cost the call its retries.
+			return -1;
+		}
+		if (hint == null) {
+			return -1;
+		}
+		return (hint.compareTo(BackoffPolicy.MAX_DURATION) >= 0) ? Long.MAX_VALUE : hint.toNanos();
 	}
 
 	private BackoffDelays delays() {

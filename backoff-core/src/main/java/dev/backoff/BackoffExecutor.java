@@ -21,6 +21,10 @@ import org.jspecify.annotations.Nullable;
  * interrupt flag and ends the call at once. Every call ends with exactly one {@link Outcome},
  * reported to the {@link BackoffListener}.
  *
+ * <p>A call started inside an attempt of another retrying call on the same thread is nested:
+ * by default ({@link Nested#OUTERMOST}) it leaves the failures that the enclosing call would
+ * retry to that call, so that retries at several levels do not multiply.
+ *
  * <p>Time, sleeping and randomness are injected, so tests never really wait. Instances are
  * immutable and thread-safe; one serves any number of policies and threads.
  *
@@ -39,14 +43,25 @@ public final class BackoffExecutor {
 
 	private final BackoffListener listener;
 
+	private final boolean outermost;
+
 	private BackoffExecutor(Builder builder) {
 		this.sleeper = builder.sleeper;
 		this.clock = builder.clock;
 		this.randomSource = builder.randomSource;
 		this.listener = builder.listener;
+		this.outermost = (builder.nested == Nested.OUTERMOST);
 	}
 
-	/** @return a builder with {@link Sleeper#THREAD}, {@link NanoClock#SYSTEM}, {@link RandomSource#THREAD_LOCAL} and no listener */
+	/** @return what a call started inside another retrying call does */
+	public Nested getNested() {
+		return this.outermost ? Nested.OUTERMOST : Nested.INDEPENDENT;
+	}
+
+	/**
+	 * @return a builder with {@link Sleeper#THREAD}, {@link NanoClock#SYSTEM},
+	 * {@link RandomSource#THREAD_LOCAL}, no listener and {@link Nested#OUTERMOST}
+	 */
 	public static Builder builder() {
 		return new Builder();
 	}
@@ -100,12 +115,29 @@ public final class BackoffExecutor {
 	public <T extends @Nullable Object> T execute(BackoffPolicy policy, BackoffListener listener, BackoffTask<T> task)
 			throws Throwable {
 		long start = (policy.getMaxElapsed() != null) ? this.clock.nanoTime() : 0;
-		T result;
+		// The first attempt runs inline, marked as BackoffCall.attempt would, so that a call
+		// that succeeds at once creates no state.
+		Enclosing here = this.outermost ? Enclosing.current() : null;
+		BackoffPolicy enclosing = (here != null) ? here.policy : null;
+		boolean encloses = (here != null) && Enclosing.encloses(policy);
+		T result = null;
+		Throwable failure = null;
+		if (encloses) {
+			here.policy = policy;
+		}
 		try {
 			result = task.run();
 		}
 		catch (Throwable ex) {
-			return retry(new BackoffCall(policy, listener, this.clock, this.randomSource, start), task, ex, null);
+			failure = ex;
+		}
+		finally {
+			if (encloses) {
+				here.policy = enclosing;
+			}
+		}
+		if (failure != null) {
+			return retry(newCall(policy, listener, start, enclosing, encloses), task, failure, null);
 		}
 		boolean retryResult;
 		try {
@@ -117,11 +149,20 @@ public final class BackoffExecutor {
 			throw ex;
 		}
 		if (retryResult) {
-			return retry(new BackoffCall(policy, listener, this.clock, this.randomSource, start), task, null, result);
+			return retry(newCall(policy, listener, start, enclosing, encloses), task, null, result);
 		}
 		// The hot path: no state, no allocation.
+		RetryBudget budget = policy.getBudget();
+		if (budget != null) {
+			budget.onSuccess();
+		}
 		listener.onSuccess(Outcome.SUCCESS, 1);
 		return result;
+	}
+
+	private BackoffCall newCall(BackoffPolicy policy, BackoffListener listener, long start,
+			@Nullable BackoffPolicy enclosing, boolean encloses) {
+		return new BackoffCall(policy, listener, this.clock, this.randomSource, start, enclosing, encloses);
 	}
 
 	/**
@@ -152,9 +193,8 @@ public final class BackoffExecutor {
 				call.interrupt(failure);
 				return end(failure, (T) last);
 			}
-			call.beginAttempt();
 			try {
-				last = task.run();
+				last = call.attempt(task);
 				failure = null;
 			}
 			catch (Throwable ex) {
@@ -183,8 +223,25 @@ public final class BackoffExecutor {
 	 * @return the call, before its first attempt
 	 */
 	public BackoffCall start(BackoffPolicy policy, BackoffListener listener) {
+		return start(policy, listener, null);
+	}
+
+	/**
+	 * Starts a call to be stepped by hand, for integrations that carry the enclosing call along
+	 * their own chain (a Reactor context, say), where the calling thread cannot tell.
+	 * @param policy the policy
+	 * @param listener receives this call's events
+	 * @param enclosing the policy of the retrying call this one runs inside, or {@code null} to
+	 * ask the calling thread; ignored with {@link Nested#INDEPENDENT}
+	 * @return the call, before its first attempt
+	 */
+	public BackoffCall start(BackoffPolicy policy, BackoffListener listener, @Nullable BackoffPolicy enclosing) {
 		long start = (policy.getMaxElapsed() != null) ? this.clock.nanoTime() : 0;
-		return new BackoffCall(policy, listener, this.clock, this.randomSource, start);
+		if (!this.outermost) {
+			return newCall(policy, listener, start, null, false);
+		}
+		BackoffPolicy outer = (enclosing != null) ? enclosing : Enclosing.current().policy;
+		return newCall(policy, listener, start, outer, Enclosing.encloses(policy));
 	}
 
 	/**
@@ -243,7 +300,18 @@ public final class BackoffExecutor {
 
 		private BackoffListener listener = BackoffListener.NONE;
 
+		private Nested nested = Nested.OUTERMOST;
+
 		private Builder() {
+		}
+
+		/**
+		 * @param nested what a call started inside an attempt of another retrying call does
+		 * @return this builder
+		 */
+		public Builder nested(Nested nested) {
+			this.nested = Objects.requireNonNull(nested, "nested must not be null");
+			return this;
 		}
 
 		/**

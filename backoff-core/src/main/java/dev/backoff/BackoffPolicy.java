@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
@@ -24,9 +25,14 @@ import org.jspecify.annotations.Nullable;
  * minus one is the ratio of the next wait to the time already waited.
  *
  * <p>Failures are classified along their cause chain: a failure is retried when it (or a
- * cause) is an instance of a {@code retryOn} type, or, with no {@code retryOn} given, when it
- * is an {@link Exception}; and never when it (or a cause) is an instance of an
- * {@code abortOn} type (abort wins). {@link Error}s are not retried unless named.
+ * cause) is an instance of a {@code retryOn} type, or, with no {@code retryOn} given, when the
+ * {@code retryableByDefault} predicate accepts it (by default: when it is an
+ * {@link Exception}); and never when it (or a cause) is an instance of an {@code abortOn}
+ * type (abort wins). {@link Error}s are not retried unless named.
+ *
+ * <p>Overload safety: a {@link RetryBudget} shared by all calls of the policy stops retries
+ * while a dependency fails for everyone, and a server's {@link RetryAfter} hint lengthens a
+ * wait (up to {@code maxRetryAfter}; a longer hint ends the call rather than wait in vain).
  *
  * <p>Made with {@link #builder()}; {@link Builder#build()} rejects invalid values with an
  * {@link InvalidPolicyException} naming the setting, the value and the rule.
@@ -74,6 +80,16 @@ public final class BackoffPolicy {
 
 	private final @Nullable Predicate<@Nullable Object> retryIfResult;
 
+	private final Predicate<? super Throwable> retryableByDefault;
+
+	private final Function<? super Throwable, ? extends @Nullable Duration> retryAfter;
+
+	private final @Nullable Duration maxRetryAfter;
+
+	private final long maxRetryAfterNanos;
+
+	private final @Nullable RetryBudget budget;
+
 	private BackoffPolicy(Builder builder) {
 		this.maxAttempts = builder.maxAttempts;
 		this.baseDelayNanos = builder.baseDelay.toNanos();
@@ -84,6 +100,11 @@ public final class BackoffPolicy {
 		this.retryOn = toArray(builder.retryOn);
 		this.abortOn = toArray(builder.abortOn);
 		this.retryIfResult = builder.retryIfResult;
+		this.retryableByDefault = builder.retryableByDefault;
+		this.retryAfter = builder.retryAfter;
+		this.maxRetryAfter = builder.maxRetryAfter;
+		this.maxRetryAfterNanos = (builder.maxRetryAfter != null) ? builder.maxRetryAfter.toNanos() : this.maxDelayNanos;
+		this.budget = builder.budget;
 	}
 
 	/** @return a builder holding the defaults */
@@ -144,6 +165,34 @@ public final class BackoffPolicy {
 	/** @return the predicate on a result that asks for another attempt; {@code null} for none */
 	public @Nullable Predicate<@Nullable Object> getRetryIfResult() {
 		return this.retryIfResult;
+	}
+
+	/**
+	 * @return the longest server {@link RetryAfter} hint honoured: the one set, or else
+	 * {@code maxDelay}
+	 */
+	public Duration getMaxRetryAfter() {
+		return Duration.ofNanos(this.maxRetryAfterNanos);
+	}
+
+	/** @return the retry budget shared by every call of this policy, or {@code null} for none */
+	public @Nullable RetryBudget getBudget() {
+		return this.budget;
+	}
+
+	/**
+	 * The server's hint of how long to wait after a failure, read by the policy's
+	 * {@code retryAfter} source ({@link RetryAfter#of} unless set).
+	 * @param failure an attempt's failure
+	 * @return the hint, or {@code null} for none; a negative hint is read as none
+	 */
+	public @Nullable Duration retryAfter(Throwable failure) {
+		Duration hint = this.retryAfter.apply(failure);
+		return (hint != null && !hint.isNegative()) ? hint : null;
+	}
+
+	long maxRetryAfterNanos() {
+		return this.maxRetryAfterNanos;
 	}
 
 	/** @return the number of retries allowed: {@code maxAttempts − 1} */
@@ -234,7 +283,7 @@ public final class BackoffPolicy {
 			return false;
 		}
 		if (this.retryOn.length == 0) {
-			return failure instanceof Exception;
+			return this.retryableByDefault.test(failure);
 		}
 		return matchesCauseChain(failure, this.retryOn);
 	}
@@ -297,7 +346,9 @@ public final class BackoffPolicy {
 				+ ((this.maxElapsed != null) ? ", maxElapsed=" + this.maxElapsed : "")
 				+ ((this.retryOn.length > 0) ? ", retryOn=" + getRetryOn() : "")
 				+ ((this.abortOn.length > 0) ? ", abortOn=" + getAbortOn() : "")
-				+ ((this.retryIfResult != null) ? ", retryIfResult" : "") + "]";
+				+ ((this.retryIfResult != null) ? ", retryIfResult" : "")
+				+ ((this.maxRetryAfter != null) ? ", maxRetryAfter=" + this.maxRetryAfter : "")
+				+ ((this.budget != null) ? ", budget=" + this.budget : "") + "]";
 	}
 
 	/**
@@ -323,6 +374,14 @@ public final class BackoffPolicy {
 
 		private @Nullable Predicate<@Nullable Object> retryIfResult;
 
+		private Predicate<? super Throwable> retryableByDefault = Builder::isException;
+
+		private Function<? super Throwable, ? extends @Nullable Duration> retryAfter = RetryAfter::of;
+
+		private @Nullable Duration maxRetryAfter;
+
+		private @Nullable RetryBudget budget;
+
 		private Builder() {
 		}
 
@@ -336,6 +395,16 @@ public final class BackoffPolicy {
 			this.retryOn.addAll(Arrays.asList(policy.retryOn));
 			this.abortOn.addAll(Arrays.asList(policy.abortOn));
 			this.retryIfResult = policy.retryIfResult;
+			this.retryableByDefault = policy.retryableByDefault;
+			this.retryAfter = policy.retryAfter;
+			this.maxRetryAfter = policy.maxRetryAfter;
+			// The same instance: a policy derived from this one (an annotation's overrides, say)
+			// draws on the same budget, which is shared by all callers of the policy.
+			this.budget = policy.budget;
+		}
+
+		private static boolean isException(Throwable failure) {
+			return failure instanceof Exception;
 		}
 
 		/**
@@ -429,6 +498,50 @@ public final class BackoffPolicy {
 			return this;
 		}
 
+		/**
+		 * Decides the failures that neither {@code retryOn} (when none is given) nor
+		 * {@code abortOn} decides. Default: every {@link Exception}. The Spring integration
+		 * sets an HTTP-aware one when spring-web is present (5xx, 408, 429 and I/O errors
+		 * retried; other 4xx not).
+		 * @param predicate the test on a failure
+		 * @return this builder
+		 */
+		public Builder retryableByDefault(Predicate<? super Throwable> predicate) {
+			this.retryableByDefault = Objects.requireNonNull(predicate, "retryableByDefault must not be null");
+			return this;
+		}
+
+		/**
+		 * Reads a server's hint of how long to wait from a failure. Default: {@link RetryAfter#of}.
+		 * @param source the reader; returns {@code null} for no hint
+		 * @return this builder
+		 */
+		public Builder retryAfter(Function<? super Throwable, ? extends @Nullable Duration> source) {
+			this.retryAfter = Objects.requireNonNull(source, "retryAfter must not be null");
+			return this;
+		}
+
+		/**
+		 * @param maxRetryAfter the longest server hint to honour: zero or positive, or
+		 * {@code null} for {@code maxDelay}. A longer hint ends the call with
+		 * {@link Outcome#TIMED_OUT} instead of waiting.
+		 * @return this builder
+		 */
+		public Builder maxRetryAfter(@Nullable Duration maxRetryAfter) {
+			this.maxRetryAfter = maxRetryAfter;
+			return this;
+		}
+
+		/**
+		 * @param budget the retry budget that every call of the policy shares, or {@code null}
+		 * for none; policies built from this one with {@link BackoffPolicy#toBuilder()} share it too
+		 * @return this builder
+		 */
+		public Builder budget(@Nullable RetryBudget budget) {
+			this.budget = budget;
+			return this;
+		}
+
 		private Builder replace(Set<Class<? extends Throwable>> target, Class<? extends Throwable>[] types) {
 			target.clear();
 			if (types != null) {
@@ -466,6 +579,9 @@ public final class BackoffPolicy {
 							"must be positive (or unset for no limit)");
 				}
 				requireDuration("maxElapsed", this.maxElapsed);
+			}
+			if (this.maxRetryAfter != null) {
+				requireDuration("maxRetryAfter", this.maxRetryAfter);
 			}
 			checkTypes("retryOn", this.retryOn);
 			checkTypes("abortOn", this.abortOn);

@@ -23,8 +23,24 @@ public enum Outcome {
 	/** The thread was interrupted, or the retry could not be scheduled, while waiting. */
 	INTERRUPTED,
 
-	/** The next wait would have passed the policy's {@code maxElapsed}. */
-	TIMED_OUT;
+	/**
+	 * The next wait would have passed the policy's {@code maxElapsed}, or the server's
+	 * {@link RetryAfter} hint asked for a wait beyond the policy's {@code maxRetryAfter}.
+	 */
+	TIMED_OUT,
+
+	/**
+	 * A retry was due, but the policy's {@link RetryBudget} was spent: the dependency has been
+	 * failing for many callers, and retrying would only add to its load.
+	 */
+	BUDGET_EXHAUSTED,
+
+	/**
+	 * A retry was due, but the call runs inside an attempt of another retrying call, which
+	 * would retry this failure itself: retrying at both levels multiplies the attempts
+	 * (three levels of 3 attempts make 27 calls). See {@link Nested}.
+	 */
+	NESTED;
 
 	private final String tagValue = name().toLowerCase(Locale.ROOT);
 

@@ -1,0 +1,41 @@
+package dev.backoff;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A failure that carries the server's hint of how long to wait before the next attempt, such
+ * as an HTTP {@code Retry-After} header. Implement it on your own exceptions; the Spring
+ * integration also reads Spring's HTTP client exceptions. A policy then waits
+ * {@code max(computed delay, hint)}, and ends the call at once when the hint is beyond its
+ * {@link BackoffPolicy#getMaxRetryAfter() maxRetryAfter} or its remaining {@code maxElapsed}.
+ */
+public interface RetryAfter {
+
+	/** @return how long the server asked to wait, or {@code null} when it gave no hint */
+	@Nullable Duration getRetryAfter();
+
+	/**
+	 * The hint of the first failure along the cause chain that implements {@link RetryAfter}
+	 * and gives one: the policies' default {@link BackoffPolicy.Builder#retryAfter source}.
+	 * @param failure an attempt's failure
+	 * @return the hint, or {@code null} for none
+	 */
+	static @Nullable Duration of(Throwable failure) {
+		// Bounded walk: a cause cycle must not hang the caller.
+		Throwable current = failure;
+		for (int depth = 0; current != null && depth < 64; depth++) {
+			if (current instanceof RetryAfter hinted) {
+				Duration hint = hinted.getRetryAfter();
+				if (hint != null) {
+					return hint;
+				}
+			}
+			Throwable cause = current.getCause();
+			current = (cause != current) ? cause : null;
+		}
+		return null;
+	}
+
+}

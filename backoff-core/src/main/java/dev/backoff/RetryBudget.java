@@ -1,0 +1,149 @@
+package dev.backoff;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A retry budget: a token bucket shared by every call of a policy, as in gRPC's retry
+ * throttling. It stops retries from multiplying the load on a dependency that is already
+ * failing, and lets them resume once the dependency recovers.
+ *
+ * <p>The bucket starts full at {@code maxTokens}. Each failed attempt that the policy would
+ * retry takes one token (never below zero); each successful call gives back
+ * {@code tokenRatio}, up to {@code maxTokens}. A retry is allowed only while the tokens left
+ * after the failure are more than half of {@code maxTokens}. So with the defaults (10 tokens,
+ * ratio 0.1) a run of about five failures stops retrying, and about fifty successes later
+ * retries are allowed again: once the budget is spent, the extra load that retries add is at
+ * most about {@code tokenRatio} attempts per call.
+ *
+ * <p>Thread-safe and lock-free: one compare-and-set per change. A success while the bucket is
+ * full, the common case, only reads it. Tokens are kept in thousandths, as gRPC does.
+ */
+public final class RetryBudget {
+
+	/** Default {@code maxTokens}. */
+	public static final double DEFAULT_MAX_TOKENS = 10;
+
+	/** Default {@code tokenRatio}: ten successes earn back one failure. */
+	public static final double DEFAULT_TOKEN_RATIO = 0.1;
+
+	/** The largest {@code maxTokens}: a larger bucket would never throttle in practice. */
+	public static final double MAX_TOKENS_LIMIT = 1_000_000;
+
+	private static final long UNIT = 1000;
+
+	private static final VarHandle MILLI_TOKENS;
+
+	static {
+		try {
+			MILLI_TOKENS = MethodHandles.lookup().findVarHandle(RetryBudget.class, "milliTokens", long.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	private final long maxMilliTokens;
+
+	private final long threshold;
+
+	private final long ratioMilliTokens;
+
+	@SuppressWarnings("unused") // through MILLI_TOKENS
+	private volatile long milliTokens;
+
+	private RetryBudget(double maxTokens, double tokenRatio) {
+		this.maxMilliTokens = Math.round(maxTokens * UNIT);
+		this.threshold = this.maxMilliTokens / 2;
+		this.ratioMilliTokens = Math.round(tokenRatio * UNIT);
+		this.milliTokens = this.maxMilliTokens;
+	}
+
+	/**
+	 * A new, full budget.
+	 * @param maxTokens the bucket's size: at least 1 and at most {@value #MAX_TOKENS_LIMIT};
+	 * retries stop when half of it is spent
+	 * @param tokenRatio the tokens a successful call gives back: more than 0 and at most
+	 * {@code maxTokens}, kept to three decimals
+	 * @return the budget
+	 * @throws InvalidPolicyException naming the setting, the value and the rule
+	 */
+	public static RetryBudget of(double maxTokens, double tokenRatio) {
+		if (!(maxTokens >= 1 && maxTokens <= MAX_TOKENS_LIMIT)) {
+			throw new InvalidPolicyException("budget.maxTokens", maxTokens,
+					"must be at least 1 and at most " + (long) MAX_TOKENS_LIMIT);
+		}
+		if (!(tokenRatio >= 0.001 && tokenRatio <= maxTokens)) {
+			throw new InvalidPolicyException("budget.tokenRatio", tokenRatio,
+					"must be at least 0.001 (tokens are kept to three decimals) and at most budget.maxTokens ("
+							+ maxTokens + ")");
+		}
+		return new RetryBudget(maxTokens, tokenRatio);
+	}
+
+	/** @return a new, full budget with the defaults (10 tokens, ratio 0.1) */
+	public static RetryBudget defaults() {
+		return of(DEFAULT_MAX_TOKENS, DEFAULT_TOKEN_RATIO);
+	}
+
+	/** @return a new, full budget with the same settings, sharing no state with this one */
+	public RetryBudget copy() {
+		return new RetryBudget(getMaxTokens(), getTokenRatio());
+	}
+
+	/** @return the bucket's size */
+	public double getMaxTokens() {
+		return (double) this.maxMilliTokens / UNIT;
+	}
+
+	/** @return the tokens a successful call gives back */
+	public double getTokenRatio() {
+		return (double) this.ratioMilliTokens / UNIT;
+	}
+
+	/** @return the tokens left now */
+	public double getTokens() {
+		return (double) this.milliTokens / UNIT;
+	}
+
+	/** @return whether a retry would be allowed now: the tokens are more than half the bucket */
+	public boolean allowsRetries() {
+		return this.milliTokens > this.threshold;
+	}
+
+	/**
+	 * Takes one token for a failed attempt that the policy would retry.
+	 * @return whether a retry is still allowed after it
+	 */
+	public boolean onFailure() {
+		long current;
+		long next;
+		do {
+			current = this.milliTokens;
+			next = Math.max(0, current - UNIT);
+		}
+		while (current != next && !MILLI_TOKENS.weakCompareAndSet(this, current, next));
+		return next > this.threshold;
+	}
+
+	/** Gives back {@code tokenRatio} for a successful call. */
+	public void onSuccess() {
+		long current;
+		long next;
+		do {
+			current = this.milliTokens;
+			if (current >= this.maxMilliTokens) {
+				return;
+			}
+			next = Math.min(this.maxMilliTokens, current + this.ratioMilliTokens);
+		}
+		while (!MILLI_TOKENS.weakCompareAndSet(this, current, next));
+	}
+
+	@Override
+	public String toString() {
+		return "RetryBudget[maxTokens=" + getMaxTokens() + ", tokenRatio=" + getTokenRatio() + ", tokens="
+				+ getTokens() + "]";
+	}
+
+}
