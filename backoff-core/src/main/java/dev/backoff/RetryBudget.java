@@ -12,8 +12,8 @@ import java.lang.invoke.VarHandle;
  * retry takes one token (never below zero); each successful call gives back
  * {@code tokenRatio}, up to {@code maxTokens}. A retry is allowed only while the tokens left
  * after the failure are more than half of {@code maxTokens}. So with the defaults (10 tokens,
- * ratio 0.1) a run of about five failures stops retrying, and about fifty successes later
- * retries are allowed again: once the budget is spent, the extra load that retries add is at
+ * ratio 0.1) a run of five failures stops retrying, and from an empty bucket 61 successes
+ * later retries are allowed again: once the budget is spent, the extra load that retries add is at
  * most about {@code tokenRatio} attempts per call.
  *
  * <p>Thread-safe and lock-free: one compare-and-set per change. A success while the bucket is
@@ -106,9 +106,12 @@ public final class RetryBudget {
 		return (double) this.milliTokens / UNIT;
 	}
 
-	/** @return whether a retry would be allowed now: the tokens are more than half the bucket */
+	/**
+	 * @return whether a failure now would still be retried: the tokens left after it would be
+	 * more than half the bucket
+	 */
 	public boolean allowsRetries() {
-		return this.milliTokens > this.threshold;
+		return this.milliTokens - UNIT > this.threshold;
 	}
 
 	/**

@@ -131,6 +131,31 @@ class BackoffPolicyClassificationTests {
 		return first;
 	}
 
+	@Test
+	void retryableByDefaultDecidesWhenNoRetryOnIsGiven() {
+		BackoffPolicy policy = BackoffPolicy.builder()
+			.retryableByDefault((failure) -> !(failure instanceof FileNotFoundException))
+			.build();
+		assertThat(policy.isRetryable(new IOException())).isTrue();
+		assertThat(policy.isRetryable(new FileNotFoundException())).isFalse();
+		assertThat(policy.toBuilder().build().isRetryable(new FileNotFoundException())).isFalse();
+	}
+
+	@Test
+	void retryOnAndAbortOnOverrideRetryableByDefault() {
+		BackoffPolicy retryOn = BackoffPolicy.builder()
+			.retryableByDefault((failure) -> false)
+			.retryOn(FileNotFoundException.class)
+			.build();
+		assertThat(retryOn.isRetryable(new FileNotFoundException())).isTrue();
+		BackoffPolicy abortOn = BackoffPolicy.builder()
+			.retryableByDefault((failure) -> true)
+			.abortOn(FileNotFoundException.class)
+			.build();
+		assertThat(abortOn.isRetryable(new FileNotFoundException())).isFalse();
+		assertThat(abortOn.isRetryable(new IOException())).isTrue();
+	}
+
 	static class TransientError extends Error {
 
 	}
