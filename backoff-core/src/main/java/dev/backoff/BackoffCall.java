@@ -104,6 +104,15 @@ public final class BackoffCall {
 		return this.enclosing != null;
 	}
 
+	/**
+	 * @return whether calls started inside this call's attempts are nested in it: its policy
+	 * allows retries and nesting is {@link Nested#OUTERMOST}. Integrations that carry the
+	 * enclosing call along their own chain pass {@link #getPolicy()} on when this is true.
+	 */
+	public boolean isEnclosing() {
+		return this.encloses;
+	}
+
 	/** Counts an attempt about to start, which the caller runs itself. */
 	public void beginAttempt() {
 		this.attempts++;

@@ -86,8 +86,14 @@ public final class BackoffAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffExecutor backoffExecutor(Sleeper sleeper, NanoClock clock, RandomSource randomSource) {
-		return BackoffExecutor.builder().sleeper(sleeper).clock(clock).randomSource(randomSource).build();
+	BackoffExecutor backoffExecutor(Sleeper sleeper, NanoClock clock, RandomSource randomSource,
+			BackoffProperties properties) {
+		return BackoffExecutor.builder()
+			.sleeper(sleeper)
+			.clock(clock)
+			.randomSource(randomSource)
+			.nested(properties.getNested())
+			.build();
 	}
 
 	@Bean

@@ -94,6 +94,11 @@ public class BackoffOperations {
 		return this.policies;
 	}
 
+	/** @return the executor that runs every operation's calls */
+	public BackoffExecutor getExecutor() {
+		return this.executor;
+	}
+
 	/** @return every operation resolved so far: all of them once the context has started */
 	public Collection<BackoffOperation> getAll() {
 		return Collections.unmodifiableCollection(this.operations.values());

@@ -11,6 +11,7 @@ import java.util.function.Function;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.InvalidPolicyException;
 import dev.backoff.Jitter;
+import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
@@ -19,7 +20,8 @@ import org.springframework.util.ClassUtils;
  * The effective policies of the application, built once at start-up from
  * {@link BackoffProperties}: {@code backoff.defaults} over {@link BackoffPolicy}'s defaults,
  * and each {@code backoff.policies.<name>} over {@code backoff.defaults}. Every policy is
- * validated when this is created, so bad configuration stops start-up.
+ * validated when this is created, so bad configuration stops start-up. Each policy with a
+ * retry budget gets its own {@link RetryBudget}, shared by all of its callers.
  */
 public final class BackoffPolicies {
 
@@ -42,8 +44,21 @@ public final class BackoffPolicies {
 	 * @throws BackoffConfigurationException naming the first property that breaks a rule
 	 */
 	public static BackoffPolicies of(BackoffProperties properties, @Nullable ClassLoader classLoader) {
+		return of(properties, classLoader, BackoffPolicy.defaults());
+	}
+
+	/**
+	 * @param properties the bound properties
+	 * @param classLoader loads the {@code retry-on} and {@code abort-on} types
+	 * @param base what {@code backoff.defaults} starts from: {@link BackoffPolicy#defaults()},
+	 * or that with an environment's classification and Retry-After source (HTTP, say)
+	 * @return the validated policies
+	 * @throws BackoffConfigurationException naming the first property that breaks a rule
+	 */
+	public static BackoffPolicies of(BackoffProperties properties, @Nullable ClassLoader classLoader,
+			BackoffPolicy base) {
 		BackoffProperties.Policy defaults = properties.getDefaults();
-		BackoffPolicy defaultPolicy = build(BackoffPolicy.defaults(), "backoff.defaults", defaults, null, classLoader);
+		BackoffPolicy defaultPolicy = build(base, "backoff.defaults", defaults, null, classLoader);
 		Map<String, BackoffPolicy> policies = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, settings) -> {
 			if (DEFAULTS.equals(name)) {
@@ -105,7 +120,12 @@ public final class BackoffPolicies {
 		if (settings.getAbortOn() != null) {
 			builder.abortOn(toTypes(prefix + ".abort-on", settings.getAbortOn(), classLoader));
 		}
+		if (settings.getMaxRetryAfter() != null) {
+			builder.maxRetryAfter(settings.getMaxRetryAfter());
+		}
 		try {
+			// A fresh bucket for every policy: the parent's would be shared with backoff.defaults.
+			builder.budget(budget(settings.getBudget(), (inherited != null) ? inherited.getBudget() : null));
 			return builder.build();
 		}
 		catch (InvalidPolicyException ex) {
@@ -127,13 +147,35 @@ public final class BackoffPolicies {
 	}
 
 	/**
+	 * The policy's own retry budget, or {@code null} for none: each setting is the policy's, or
+	 * else the one inherited from {@code backoff.defaults}.
+	 */
+	private static @Nullable RetryBudget budget(BackoffProperties.Budget own,
+			BackoffProperties.@Nullable Budget inherited) {
+		Boolean enabled = inherit(own.getEnabled(), inherited, BackoffProperties.Budget::getEnabled);
+		Double maxTokens = inherit(own.getMaxTokens(), inherited, BackoffProperties.Budget::getMaxTokens);
+		Double tokenRatio = inherit(own.getTokenRatio(), inherited, BackoffProperties.Budget::getTokenRatio);
+		boolean on = (enabled != null) ? enabled : (maxTokens != null || tokenRatio != null);
+		if (!on) {
+			return null;
+		}
+		return RetryBudget.of((maxTokens != null) ? maxTokens : RetryBudget.DEFAULT_MAX_TOKENS,
+				(tokenRatio != null) ? tokenRatio : RetryBudget.DEFAULT_TOKEN_RATIO);
+	}
+
+	private static <T> @Nullable T inherit(@Nullable T own, BackoffProperties.@Nullable Budget inherited,
+			Function<BackoffProperties.Budget, @Nullable T> getter) {
+		return (own != null || inherited == null) ? own : getter.apply(inherited);
+	}
+
+	/**
 	 * A core rule in the YAML's words: builder settings as property names, ISO-8601 durations
 	 * as the YAML writes them ({@code baseDelay (PT2S)} reads {@code base-delay (2s)}).
 	 */
 	static String rule(String rule) {
 		String translated = rule;
 		for (String setting : new String[] { "maxAttempts", "baseDelay", "maxDelay", "maxElapsed", "retryOn",
-				"abortOn" }) {
+				"abortOn", "maxRetryAfter", "maxTokens", "tokenRatio" }) {
 			translated = translated.replace(setting, propertyName(setting));
 		}
 		return durations(translated);
@@ -202,12 +244,20 @@ public final class BackoffPolicies {
 	}
 
 	private static boolean isSet(BackoffProperties.Policy settings, String setting) {
-		Map<String, Function<BackoffProperties.Policy, @Nullable Object>> getters = Map.of("maxAttempts",
-				BackoffProperties.Policy::getMaxAttempts, "baseDelay", BackoffProperties.Policy::getBaseDelay,
-				"maxDelay", BackoffProperties.Policy::getMaxDelay, "multiplier", BackoffProperties.Policy::getMultiplier,
-				"jitter", BackoffProperties.Policy::getJitter, "maxElapsed", BackoffProperties.Policy::getMaxElapsed,
-				"retryOn", BackoffProperties.Policy::getRetryOn, "abortOn", BackoffProperties.Policy::getAbortOn);
-		Function<BackoffProperties.Policy, @Nullable Object> getter = getters.get(setting);
+		Function<BackoffProperties.Policy, @Nullable Object> getter = switch (setting) {
+			case "maxAttempts" -> BackoffProperties.Policy::getMaxAttempts;
+			case "baseDelay" -> BackoffProperties.Policy::getBaseDelay;
+			case "maxDelay" -> BackoffProperties.Policy::getMaxDelay;
+			case "multiplier" -> BackoffProperties.Policy::getMultiplier;
+			case "jitter" -> BackoffProperties.Policy::getJitter;
+			case "maxElapsed" -> BackoffProperties.Policy::getMaxElapsed;
+			case "retryOn" -> BackoffProperties.Policy::getRetryOn;
+			case "abortOn" -> BackoffProperties.Policy::getAbortOn;
+			case "maxRetryAfter" -> BackoffProperties.Policy::getMaxRetryAfter;
+			case "budget.maxTokens" -> (policy) -> policy.getBudget().getMaxTokens();
+			case "budget.tokenRatio" -> (policy) -> policy.getBudget().getTokenRatio();
+			default -> null;
+		};
 		return getter != null && getter.apply(settings) != null;
 	}
 

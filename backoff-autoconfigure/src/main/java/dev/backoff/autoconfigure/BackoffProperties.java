@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
+import dev.backoff.Nested;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -32,6 +33,14 @@ public class BackoffProperties {
 	 * methods, and private and final methods).
 	 */
 	private Mode mode = Mode.PROXY;
+
+	/**
+	 * What a @Backoff call does when it runs inside an attempt of another retrying call:
+	 * 'outermost' (the default) makes it a single attempt when the outer call would retry
+	 * its failure, so nested layers do not multiply retries; 'independent' lets every layer
+	 * retry under its own policy.
+	 */
+	private Nested nested = Nested.OUTERMOST;
 
 	/**
 	 * Settings every named policy starts from, and the policy of a @Backoff that names none.
@@ -63,6 +72,14 @@ public class BackoffProperties {
 
 	public void setMode(Mode mode) {
 		this.mode = mode;
+	}
+
+	public Nested getNested() {
+		return this.nested;
+	}
+
+	public void setNested(Nested nested) {
+		this.nested = nested;
 	}
 
 	public Policy getDefaults() {
@@ -172,6 +189,18 @@ public class BackoffProperties {
 		 */
 		private @Nullable List<String> abortOn;
 
+		/**
+		 * Longest server Retry-After hint to honour; a longer hint ends the call at once
+		 * rather than wait in vain. Default: the max delay.
+		 */
+		private @Nullable Duration maxRetryAfter;
+
+		/**
+		 * Retry budget shared by every call of the policy: stops retries while the dependency
+		 * fails for everyone.
+		 */
+		private final Budget budget = new Budget();
+
 		public @Nullable Integer getMaxAttempts() {
 			return this.maxAttempts;
 		}
@@ -234,6 +263,70 @@ public class BackoffProperties {
 
 		public void setAbortOn(@Nullable List<String> abortOn) {
 			this.abortOn = (abortOn != null) ? new ArrayList<>(abortOn) : null;
+		}
+
+		public @Nullable Duration getMaxRetryAfter() {
+			return this.maxRetryAfter;
+		}
+
+		public void setMaxRetryAfter(@Nullable Duration maxRetryAfter) {
+			this.maxRetryAfter = maxRetryAfter;
+		}
+
+		public Budget getBudget() {
+			return this.budget;
+		}
+
+	}
+
+	/**
+	 * A policy's retry budget, a token bucket as in gRPC's retry throttling; {@code null}
+	 * means "inherit". On when 'enabled' is true, or when max-tokens or token-ratio is set
+	 * (here or in backoff.defaults) and 'enabled' is not false. Each named policy gets its own
+	 * bucket, even when its settings come from backoff.defaults.
+	 */
+	public static class Budget {
+
+		/**
+		 * Whether the policy has a retry budget. Default: on when max-tokens or token-ratio
+		 * is set, otherwise off.
+		 */
+		private @Nullable Boolean enabled;
+
+		/**
+		 * Size of the bucket, which starts full. Each failed attempt worth a retry takes one
+		 * token; retries stop while half the bucket or less is left. Default 10.
+		 */
+		private @Nullable Double maxTokens;
+
+		/**
+		 * Tokens each successful call gives back (at least 0.001). Default 0.1: ten successes
+		 * earn back one failure.
+		 */
+		private @Nullable Double tokenRatio;
+
+		public @Nullable Boolean getEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(@Nullable Boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable Double getMaxTokens() {
+			return this.maxTokens;
+		}
+
+		public void setMaxTokens(@Nullable Double maxTokens) {
+			this.maxTokens = maxTokens;
+		}
+
+		public @Nullable Double getTokenRatio() {
+			return this.tokenRatio;
+		}
+
+		public void setTokenRatio(@Nullable Double tokenRatio) {
+			this.tokenRatio = tokenRatio;
 		}
 
 	}

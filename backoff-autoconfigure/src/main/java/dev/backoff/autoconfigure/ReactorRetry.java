@@ -3,13 +3,17 @@ package dev.backoff.autoconfigure;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 import dev.backoff.BackoffCall;
+import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 import reactor.util.retry.Retry;
 
 /**
@@ -18,8 +22,15 @@ import reactor.util.retry.Retry;
  * Each subscription is one call: every attempt invokes the method anew, and each wait is a
  * {@code Mono.delay} on Reactor's parallel scheduler, so no thread blocks and virtual time
  * works in tests. Kept apart so that Reactor stays optional: loaded only for such methods.
+ *
+ * <p>Nesting: an attempt's subscription carries the call's policy in the Reactor context, so a
+ * {@code @Backoff} publisher subscribed inside it, on whatever thread, knows it is nested; a
+ * subscription made inside a blocking attempt is told by the thread instead.
  */
 final class ReactorRetry {
+
+	/** The context key of the enclosing call's {@link BackoffPolicy}. */
+	static final String ENCLOSING = "dev.backoff.enclosing";
 
 	private ReactorRetry() {
 	}
@@ -27,7 +38,8 @@ final class ReactorRetry {
 	static Object retry(BackoffOperation operation, BackoffTask<@Nullable Object> attempt, @Nullable Object target,
 			@Nullable Object[] arguments) {
 		Publisher<@Nullable Object> retried = (operation.getKind() == BackoffOperation.Kind.MONO)
-				? Mono.defer(() -> retryMono(operation, attempt)) : Flux.defer(() -> retryFlux(operation, attempt));
+				? Mono.deferContextual((context) -> retryMono(operation, attempt, context))
+				: Flux.deferContextual((context) -> retryFlux(operation, attempt, context));
 		Fallback fallback = operation.getFallback();
 		if (fallback == null) {
 			return retried;
@@ -39,12 +51,10 @@ final class ReactorRetry {
 			.onErrorResume((failure) -> Flux.defer(() -> publisher(fallback, target, arguments, failure)));
 	}
 
-	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt) {
-		BackoffCall call = operation.getExecutor().start(operation.getPolicy(), operation.getListener());
-		return Mono.defer(() -> {
-			call.beginAttempt();
-			return Mono.from(publisher(attempt));
-		}).handle((value, sink) -> {
+	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+			ContextView context) {
+		BackoffCall call = start(operation, context);
+		return Mono.defer(() -> Mono.from(publisher(call, attempt))).contextWrite(enclosing(call)).handle((value, sink) -> {
 			boolean retryResult;
 			try {
 				retryResult = call.isRetryableResult(value);
@@ -67,16 +77,17 @@ final class ReactorRetry {
 			.doOnCancel(() -> call.interrupt(new CancellationException("Cancelled by the subscriber")));
 	}
 
-	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt) {
-		BackoffCall call = operation.getExecutor().start(operation.getPolicy(), operation.getListener());
+	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+			ContextView context) {
+		BackoffCall call = start(operation, context);
 		// Whether the attempt under way has emitted: a subscriber that cancels after taking what
 		// it needs (take(1), say) ends a call that worked, not an interrupted one.
 		AtomicBoolean emitted = new AtomicBoolean();
 		return Flux.defer(() -> {
-			call.beginAttempt();
 			emitted.set(false);
-			return Flux.from(publisher(attempt)).doOnNext((value) -> emitted.set(true));
+			return Flux.from(publisher(call, attempt)).doOnNext((value) -> emitted.set(true));
 		})
+			.contextWrite(enclosing(call))
 			.retryWhen(retry(call))
 			.doOnComplete(call::succeed)
 			.doOnCancel(() -> {
@@ -87,6 +98,16 @@ final class ReactorRetry {
 					call.interrupt(new CancellationException("Cancelled by the subscriber"));
 				}
 			});
+	}
+
+	private static BackoffCall start(BackoffOperation operation, ContextView context) {
+		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
+		return operation.getExecutor().start(operation.getPolicy(), operation.getListener(), enclosing);
+	}
+
+	/** Puts the call's policy into the context of its attempts, for the calls made inside them. */
+	private static Function<Context, Context> enclosing(BackoffCall call) {
+		return call.isEnclosing() ? (context) -> context.put(ENCLOSING, call.getPolicy()) : Function.identity();
 	}
 
 	private static Retry retry(BackoffCall call) {
@@ -107,6 +128,11 @@ final class ReactorRetry {
 			}
 			return Mono.delay(delay);
 		}));
+	}
+
+	/** Runs one attempt: the method's invocation, with the thread marked as inside it. */
+	private static Publisher<@Nullable Object> publisher(BackoffCall call, BackoffTask<@Nullable Object> attempt) {
+		return publisher(() -> call.attempt(attempt));
 	}
 
 	@SuppressWarnings("unchecked")

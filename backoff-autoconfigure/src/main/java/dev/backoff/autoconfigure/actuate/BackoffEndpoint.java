@@ -12,6 +12,7 @@ import java.util.TreeMap;
 
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
+import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.BackoffCallCounts;
 import dev.backoff.autoconfigure.BackoffOperation;
 import dev.backoff.autoconfigure.BackoffOperations;
@@ -64,7 +65,8 @@ public class BackoffEndpoint {
 		for (String name : policies.getNames()) {
 			descriptors.put(name, describe(name, policies.get(name)));
 		}
-		return new PoliciesDescriptor(descriptors);
+		return new PoliciesDescriptor(this.operations.getExecutor().getNested().name().toLowerCase(Locale.ROOT),
+				descriptors);
 	}
 
 	/**
@@ -139,8 +141,9 @@ public class BackoffEndpoint {
 		return DurationFormat.formatRounded(duration);
 	}
 
-	/** Every policy by name. */
-	public record PoliciesDescriptor(Map<String, PolicyDescriptor> policies) implements OperationResponseBody {
+	/** Every policy by name, and what nested calls do ({@code backoff.nested}). */
+	public record PoliciesDescriptor(String nested, Map<String, PolicyDescriptor> policies)
+			implements OperationResponseBody {
 	}
 
 	/** One policy: its settings, worst-case total wait and the methods that use it. */
@@ -155,16 +158,32 @@ public class BackoffEndpoint {
 
 	/** A policy's settings, named and written as in {@code application.yml}. */
 	public record SettingsDescriptor(int maxAttempts, String baseDelay, String maxDelay, double multiplier,
-			String jitter, @Nullable String maxElapsed, List<String> retryOn, List<String> abortOn, boolean retryIf) {
+			String jitter, @Nullable String maxElapsed, List<String> retryOn, List<String> abortOn, boolean retryIf,
+			String maxRetryAfter, @Nullable BudgetDescriptor budget) {
 
 		static SettingsDescriptor of(BackoffPolicy policy) {
 			Duration maxElapsed = policy.getMaxElapsed();
+			RetryBudget budget = policy.getBudget();
 			return new SettingsDescriptor(policy.getMaxAttempts(), format(policy.getBaseDelay()),
 					format(policy.getMaxDelay()), policy.getMultiplier(),
 					policy.getJitter().name().toLowerCase(Locale.ROOT),
 					(maxElapsed != null) ? format(maxElapsed) : null,
 					policy.getRetryOn().stream().map(Class::getName).toList(),
-					policy.getAbortOn().stream().map(Class::getName).toList(), policy.getRetryIfResult() != null);
+					policy.getAbortOn().stream().map(Class::getName).toList(), policy.getRetryIfResult() != null,
+					format(policy.getMaxRetryAfter()), (budget != null) ? BudgetDescriptor.of(budget) : null);
+		}
+
+	}
+
+	/**
+	 * A policy's retry budget: its settings, the tokens left now, and whether a failure now
+	 * would still be retried.
+	 */
+	public record BudgetDescriptor(double maxTokens, double tokenRatio, double tokens, boolean retriesAllowed) {
+
+		static BudgetDescriptor of(RetryBudget budget) {
+			return new BudgetDescriptor(budget.getMaxTokens(), budget.getTokenRatio(), budget.getTokens(),
+					budget.allowsRetries());
 		}
 
 	}

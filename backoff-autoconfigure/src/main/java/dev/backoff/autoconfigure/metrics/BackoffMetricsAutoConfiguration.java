@@ -1,6 +1,7 @@
 package dev.backoff.autoconfigure.metrics;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffPolicies;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -11,7 +12,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the {@code backoff.*} meters: active when Micrometer and a
+ * Auto-configuration of the {@code backoff.*} meters, and of the retry budgets' gauge (bound
+ * by Spring Boot like every {@code MeterBinder} bean): active when Micrometer and a
  * {@link MeterRegistry} bean are present, unless {@code backoff.metrics.enabled=false}.
  * Ordered after Spring Boot's registry configuration, named rather than referenced so that a
  * missing jar never breaks class loading; histograms and percentiles of {@code backoff.delay}
@@ -28,6 +30,12 @@ public final class BackoffMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	BackoffMetrics backoffMetrics(MeterRegistry registry) {
 		return new BackoffMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffBudgetMetrics backoffBudgetMetrics(BackoffPolicies policies) {
+		return new BackoffBudgetMetrics(policies);
 	}
 
 }

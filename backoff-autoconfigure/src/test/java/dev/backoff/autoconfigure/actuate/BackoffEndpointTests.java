@@ -68,6 +68,23 @@ class BackoffEndpointTests {
 	}
 
 	@Test
+	void showsEachBudgetWithItsTokensAndWhatNestedCallsDo() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+					"backoff.policies.quotes.budget.max-tokens=4", "backoff.policies.quotes.max-retry-after=30s")
+			.run((context) -> {
+				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+				assertThat(endpoint.policies().nested()).isEqualTo("outermost");
+				BackoffEndpoint.SettingsDescriptor quotes = endpoint.policies().policies().get("quotes").settings();
+				assertThat(quotes.budget()).isEqualTo(new BackoffEndpoint.BudgetDescriptor(4.0, 0.1, 4.0, true));
+				assertThat(quotes.maxRetryAfter()).isEqualTo("30s");
+				BackoffEndpoint.SettingsDescriptor polling = endpoint.policies().policies().get("polling").settings();
+				assertThat(polling.budget()).isNull();
+				assertThat(polling.maxRetryAfter()).isEqualTo("20s");
+			});
+	}
+
+	@Test
 	void listsEveryPolicyWithItsEffectiveSettings() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);

@@ -1,0 +1,377 @@
+package dev.backoff.autoconfigure;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.backoff.Backoff;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.Nested;
+import dev.backoff.RetryBudget;
+import dev.backoff.autoconfigure.metrics.BackoffBudgetMetrics;
+import dev.backoff.autoconfigure.metrics.BackoffMetrics;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Overload safety through the starter: retry budgets from {@code backoff.*.budget}, their
+ * gauge and outcome, {@code max-retry-after}, and the nested-retry guard on the blocking,
+ * {@code CompletableFuture} and Reactor paths.
+ */
+class BackoffOverloadSafetyTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, MetricsAutoConfiguration.class,
+				BackoffMetricsAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class)
+		.withBean(RecordingSleeper.class)
+		.withBean(Remote.class)
+		.withBean(Inner.class)
+		.withBean(Middle.class)
+		.withBean(Outer.class)
+		.withBean(ReactiveInner.class)
+		.withBean(ReactiveOuter.class)
+		.withPropertyValues("backoff.defaults.base-delay=10ms", "backoff.policies.remote.max-attempts=3");
+
+	// Budgets
+
+	@Test
+	void aPolicyHasNoBudgetUnlessConfigured() {
+		this.runner.run((context) -> {
+			BackoffPolicies policies = context.getBean(BackoffPolicies.class);
+			assertThat(policies.get("remote").getBudget()).isNull();
+			assertThat(context.getBean(MeterRegistry.class).find(BackoffBudgetMetrics.TOKENS).gauges()).isEmpty();
+		});
+	}
+
+	@Test
+	void maxTokensAloneTurnsTheBudgetOnWithTheDefaultRatio() {
+		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=4").run((context) -> {
+			RetryBudget budget = context.getBean(BackoffPolicies.class).get("remote").getBudget();
+			assertThat(budget).isNotNull();
+			assertThat(budget.getMaxTokens()).isEqualTo(4.0);
+			assertThat(budget.getTokenRatio()).isEqualTo(RetryBudget.DEFAULT_TOKEN_RATIO);
+		});
+	}
+
+	@Test
+	void enabledAloneTurnsTheBudgetOnWithTheDefaults() {
+		this.runner.withPropertyValues("backoff.policies.remote.budget.enabled=true").run((context) -> {
+			RetryBudget budget = context.getBean(BackoffPolicies.class).get("remote").getBudget();
+			assertThat(budget.getMaxTokens()).isEqualTo(10.0);
+			assertThat(budget.getTokenRatio()).isEqualTo(0.1);
+		});
+	}
+
+	@Test
+	void eachPolicyGetsItsOwnBucketFromTheDefaults() {
+		this.runner
+			.withPropertyValues("backoff.defaults.budget.max-tokens=20", "backoff.policies.other.max-attempts=2",
+					"backoff.policies.off.budget.enabled=false")
+			.run((context) -> {
+				BackoffPolicies policies = context.getBean(BackoffPolicies.class);
+				RetryBudget defaults = policies.getDefaults().getBudget();
+				RetryBudget remote = policies.get("remote").getBudget();
+				RetryBudget other = policies.get("other").getBudget();
+				assertThat(remote.getMaxTokens()).isEqualTo(other.getMaxTokens()).isEqualTo(20.0);
+				assertThat(remote).isNotSameAs(other).isNotSameAs(defaults);
+				assertThat(policies.get("off").getBudget()).isNull();
+			});
+	}
+
+	@Test
+	void methodsOfOnePolicyShareItsBudgetAndASpentOneEndsCallsAsBudgetExhausted() {
+		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=4").run((context) -> {
+			Remote remote = context.getBean(Remote.class);
+			RetryBudget budget = context.getBean(BackoffPolicies.class).get("remote").getBudget();
+			BackoffOperations operations = context.getBean(BackoffOperations.class);
+			assertThat(operations.getAll()).extracting((operation) -> operation.getPolicy().getBudget())
+				.filteredOn((shared) -> shared != null)
+				.hasSize(2)
+				.allSatisfy((shared) -> assertThat(shared).isSameAs(budget));
+			// 4 tokens: 3 left after the first failure (retry), 2 after the second (stop).
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(remote::fetch);
+			assertThat(remote.calls()).isEqualTo(2);
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(remote::fetchMore);
+			assertThat(remote.calls()).isEqualTo(3);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Remote.fetch").tag("outcome", "budget_exhausted")
+				.counter().count()).isEqualTo(1);
+			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Remote.fetchMore").tag("outcome", "budget_exhausted")
+				.counter().count()).isEqualTo(1);
+			assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value()).isEqualTo(1.0);
+		});
+	}
+
+	@Test
+	void successesRefillTheGauge() {
+		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=4",
+				"backoff.policies.remote.budget.token-ratio=0.5").run((context) -> {
+					Remote remote = context.getBean(Remote.class);
+					assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(remote::fetch);
+					remote.heal();
+					remote.fetch();
+					MeterRegistry registry = context.getBean(MeterRegistry.class);
+					assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value())
+						.isEqualTo(2.5);
+				});
+	}
+
+	@Test
+	void aBadBudgetStopsStartUpNamingTheProperty() {
+		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=0").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(configurationError(context.getStartupFailure()).getMessage())
+				.contains("backoff.policies.remote.budget.max-tokens")
+				.contains("must be at least 1");
+		});
+	}
+
+	@Test
+	void aBadInheritedRatioIsReportedUnderTheDefaults() {
+		this.runner.withPropertyValues("backoff.defaults.budget.token-ratio=0").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(configurationError(context.getStartupFailure()).getMessage())
+				.contains("backoff.defaults.budget.token-ratio")
+				.contains("must be at least 0.001");
+		});
+	}
+
+	// Retry-After
+
+	@Test
+	void maxRetryAfterDefaultsToMaxDelayAndCanBeSet() {
+		this.runner
+			.withPropertyValues("backoff.defaults.max-delay=5s", "backoff.policies.patient.max-retry-after=2m")
+			.run((context) -> {
+				BackoffPolicies policies = context.getBean(BackoffPolicies.class);
+				assertThat(policies.get("remote").getMaxRetryAfter()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(policies.get("patient").getMaxRetryAfter()).isEqualTo(Duration.ofMinutes(2));
+			});
+	}
+
+	@Test
+	void aNegativeMaxRetryAfterStopsStartUp() {
+		this.runner.withPropertyValues("backoff.policies.remote.max-retry-after=-1s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(configurationError(context.getStartupFailure()).getMessage())
+				.contains("backoff.policies.remote.max-retry-after")
+				.contains("must be zero or positive");
+		});
+	}
+
+	// Nesting
+
+	@Test
+	void threeNestedBeansOfThreeAttemptsCallTheDependencyThreeTimes() {
+		this.runner.run((context) -> {
+			Outer outer = context.getBean(Outer.class);
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(outer::call);
+			assertThat(context.getBean(Inner.class).calls()).isEqualTo(3);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Outer.call").tag("outcome", "exhausted")
+				.counter().count()).isEqualTo(1);
+			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Middle.call").tag("outcome", "nested")
+				.counter().count()).isEqualTo(3);
+			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Inner.call").tag("outcome", "nested")
+				.counter().count()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void independentNestingRetriesAtEveryLevel() {
+		this.runner.withPropertyValues("backoff.nested=independent").run((context) -> {
+			assertThat(context.getBean(dev.backoff.BackoffExecutor.class).getNested()).isEqualTo(Nested.INDEPENDENT);
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(context.getBean(Outer.class)::call);
+			assertThat(context.getBean(Inner.class).calls()).isEqualTo(27);
+		});
+	}
+
+	@Test
+	void aFutureReturningBeanCalledInsideABlockingAttemptMakesOneAttemptPerOuterAttempt() {
+		this.runner.run((context) -> {
+			Outer outer = context.getBean(Outer.class);
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(outer::callAsync);
+			assertThat(context.getBean(Inner.class).asyncCalls()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void aMonoSubscribedInsideAnotherMonosAttemptOnAnotherThreadMakesOneAttempt() {
+		this.runner.run((context) -> {
+			ReactiveOuter outer = context.getBean(ReactiveOuter.class);
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(() -> outer.call().block(TIMEOUT));
+			assertThat(context.getBean(ReactiveInner.class).calls()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void independentMonosRetryAtBothLevels() {
+		this.runner.withPropertyValues("backoff.nested=independent").run((context) -> {
+			ReactiveOuter outer = context.getBean(ReactiveOuter.class);
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(() -> outer.call().block(TIMEOUT));
+			assertThat(context.getBean(ReactiveInner.class).calls()).isEqualTo(9);
+		});
+	}
+
+	@Test
+	void aPolicyDescribesItsBudget() {
+		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=4").run((context) -> {
+			BackoffPolicy remote = context.getBean(BackoffPolicies.class).get("remote");
+			assertThat(remote.toString()).contains("budget=RetryBudget[maxTokens=4.0, tokenRatio=0.1, tokens=4.0]");
+		});
+	}
+
+	private static BackoffConfigurationException configurationError(Throwable failure) {
+		Throwable current = failure;
+		while (current != null && !(current instanceof BackoffConfigurationException)) {
+			current = current.getCause();
+		}
+		assertThat(current).as("a BackoffConfigurationException in the cause chain of %s", failure).isNotNull();
+		return (BackoffConfigurationException) current;
+	}
+
+	static class Remote {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		volatile boolean healthy;
+
+		int calls() {
+			return this.calls.get();
+		}
+
+		void heal() {
+			this.healthy = true;
+		}
+
+		@Backoff("remote")
+		String fetch() {
+			this.calls.incrementAndGet();
+			if (this.healthy) {
+				return "ok";
+			}
+			throw new UncheckedIOException(new IOException("down"));
+		}
+
+		@Backoff(value = "remote", maxAttempts = "5")
+		String fetchMore() {
+			return fetch();
+		}
+
+	}
+
+	static class Inner {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		final AtomicInteger asyncCalls = new AtomicInteger();
+
+		int calls() {
+			return this.calls.get();
+		}
+
+		int asyncCalls() {
+			return this.asyncCalls.get();
+		}
+
+		@Backoff
+		String call() {
+			this.calls.incrementAndGet();
+			throw new UncheckedIOException(new IOException("down"));
+		}
+
+		@Backoff
+		CompletableFuture<String> callAsync() {
+			this.asyncCalls.incrementAndGet();
+			return CompletableFuture.failedFuture(new UncheckedIOException(new IOException("down")));
+		}
+
+	}
+
+	static class Middle {
+
+		@Autowired
+		Inner inner;
+
+		@Backoff
+		String call() {
+			return this.inner.call();
+		}
+
+	}
+
+	static class Outer {
+
+		@Autowired
+		Middle middle;
+
+		@Autowired
+		Inner inner;
+
+		@Backoff
+		String call() {
+			return this.middle.call();
+		}
+
+		@Backoff
+		String callAsync() {
+			try {
+				return this.inner.callAsync().join();
+			}
+			catch (java.util.concurrent.CompletionException ex) {
+				throw (RuntimeException) ex.getCause();
+			}
+		}
+
+	}
+
+	static class ReactiveInner {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		int calls() {
+			return this.calls.get();
+		}
+
+		@Backoff
+		Mono<String> call() {
+			return Mono.fromCallable(() -> {
+				this.calls.incrementAndGet();
+				throw new UncheckedIOException(new IOException("down"));
+			});
+		}
+
+	}
+
+	static class ReactiveOuter {
+
+		@Autowired
+		ReactiveInner inner;
+
+		@Backoff
+		Mono<String> call() {
+			// The inner call is made at subscription, on Reactor's threads after a retry: only the
+			// context can tell it that it is nested.
+			return Mono.just("go").publishOn(reactor.core.scheduler.Schedulers.boundedElastic())
+				.flatMap((ignored) -> this.inner.call());
+		}
+
+	}
+
+}
