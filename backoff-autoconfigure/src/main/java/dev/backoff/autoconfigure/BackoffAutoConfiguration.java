@@ -1,14 +1,17 @@
 package dev.backoff.autoconfigure;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
+import dev.backoff.BackoffPolicy;
 import dev.backoff.NanoClock;
 import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
+import dev.backoff.autoconfigure.web.HttpFailures;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -21,11 +24,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of {@code @Backoff}: the policies from {@code backoff.*}, the executor
  * with its replaceable sleeper, clock and random source, the scheduler of non-blocking
  * retries, and the post-processor that advises {@code @Backoff} beans with proxies. With
+ * spring-web present, policies without {@code retry-on} classify HTTP failures by status and
+ * honour their {@code Retry-After} (see {@link HttpFailures}). With
  * {@code backoff.mode=aspectj} no proxy is created: the AspectJ-woven {@link BackoffAspect}
  * retries the calls instead (see {@link BackoffAspectAutoConfiguration}). Off with
  * {@code backoff.enabled=false}: then no proxy is created and calls go straight through.
@@ -37,6 +43,8 @@ public final class BackoffAutoConfiguration {
 
 	/** The name of the scheduler of non-blocking retries; define a bean of that name to replace it. */
 	public static final String SCHEDULER_BEAN_NAME = "backoffScheduler";
+
+	private static final String HTTP_RESPONSE_EXCEPTION = "org.springframework.web.client.RestClientResponseException";
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -74,8 +82,14 @@ public final class BackoffAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory) {
-		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader());
+	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
+			ObjectProvider<Clock> clock) {
+		ClassLoader classLoader = beanFactory.getBeanClassLoader();
+		// With spring-web present, HTTP failures are classified by status and their Retry-After
+		// is honoured; HttpFailures is only loaded then.
+		BackoffPolicy base = ClassUtils.isPresent(HTTP_RESPONSE_EXCEPTION, classLoader)
+				? HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)) : BackoffPolicy.defaults();
+		return BackoffPolicies.of(properties, classLoader, base);
 	}
 
 	@Bean

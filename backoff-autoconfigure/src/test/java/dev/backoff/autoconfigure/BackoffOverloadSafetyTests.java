@@ -21,14 +21,21 @@ import reactor.core.publisher.Mono;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.RestClientResponseException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Overload safety through the starter: retry budgets from {@code backoff.*.budget}, their
- * gauge and outcome, {@code max-retry-after}, and the nested-retry guard on the blocking,
+ * gauge and outcome, {@code max-retry-after} and HTTP {@code Retry-After}, the default HTTP
+ * classification, and the nested-retry guard on the blocking,
  * {@code CompletableFuture} and Reactor paths.
  */
 class BackoffOverloadSafetyTests {
@@ -41,6 +48,7 @@ class BackoffOverloadSafetyTests {
 		.withBean(SimpleMeterRegistry.class)
 		.withBean(RecordingSleeper.class)
 		.withBean(Remote.class)
+		.withBean(Http.class)
 		.withBean(Inner.class)
 		.withBean(Middle.class)
 		.withBean(Outer.class)
@@ -175,6 +183,70 @@ class BackoffOverloadSafetyTests {
 		});
 	}
 
+	// HTTP
+
+	@Test
+	void withSpringWebHttpFailuresAreClassifiedByStatus() {
+		this.runner.run((context) -> {
+			Http http = context.getBean(Http.class);
+			assertThatExceptionOfType(HttpClientErrorException.class).isThrownBy(() -> http.fail(404));
+			assertThat(http.calls()).isEqualTo(1);
+			assertThatExceptionOfType(HttpServerErrorException.class).isThrownBy(() -> http.fail(503));
+			assertThat(http.calls()).isEqualTo(1 + 3);
+			assertThatExceptionOfType(HttpClientErrorException.class).isThrownBy(() -> http.fail(429));
+			assertThat(http.calls()).isEqualTo(1 + 3 + 3);
+		});
+	}
+
+	@Test
+	void aRetryAfterHeaderLengthensTheWait() {
+		this.runner.run((context) -> {
+			Http http = context.getBean(Http.class);
+			assertThatExceptionOfType(HttpClientErrorException.class).isThrownBy(() -> http.throttle("7"));
+			assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(Duration.ofSeconds(7),
+					Duration.ofSeconds(7));
+		});
+	}
+
+	@Test
+	void aRetryAfterBeyondMaxRetryAfterEndsTheCallAtOnce() {
+		this.runner.withPropertyValues("backoff.defaults.max-retry-after=5s").run((context) -> {
+			Http http = context.getBean(Http.class);
+			assertThatExceptionOfType(HttpClientErrorException.class).isThrownBy(() -> http.throttle("3600"));
+			assertThat(http.calls()).isEqualTo(1);
+			assertThat(context.getBean(RecordingSleeper.class).sleeps()).isEmpty();
+			assertThat(context.getBean(MeterRegistry.class)
+				.get(BackoffMetrics.CALLS)
+				.tag("method", "Http.throttle")
+				.tag("outcome", "timed_out")
+				.counter()
+				.count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void retryOnOverridesTheHttpClassification() {
+		this.runner.withPropertyValues("backoff.defaults.retry-on=org.springframework.web.client.HttpClientErrorException")
+			.run((context) -> {
+				Http http = context.getBean(Http.class);
+				assertThatExceptionOfType(HttpClientErrorException.class).isThrownBy(() -> http.fail(404));
+				assertThat(http.calls()).isEqualTo(3);
+			});
+	}
+
+	@Test
+	void withoutSpringWebEveryExceptionIsRetried() {
+		HttpClientErrorException notFound = HttpClientErrorException.create(HttpStatus.NOT_FOUND, "Not Found", null,
+				null, null);
+		this.runner.run((context) -> assertThat(context.getBean(BackoffPolicies.class).getDefaults().isRetryable(notFound))
+			.isFalse());
+		// Only the auto-configuration: the test's own beans need spring-web.
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(RestClientResponseException.class))
+			.run((context) -> assertThat(context.getBean(BackoffPolicies.class).getDefaults().isRetryable(notFound))
+				.isTrue());
+	}
+
 	// Nesting
 
 	@Test
@@ -272,6 +344,32 @@ class BackoffOverloadSafetyTests {
 		@Backoff(value = "remote", maxAttempts = "5")
 		String fetchMore() {
 			return fetch();
+		}
+
+	}
+
+	static class Http {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		int calls() {
+			return this.calls.get();
+		}
+
+		@Backoff
+		String fail(int status) {
+			this.calls.incrementAndGet();
+			HttpStatus code = HttpStatus.valueOf(status);
+			throw (status >= 500) ? HttpServerErrorException.create(code, code.getReasonPhrase(), null, null, null)
+					: HttpClientErrorException.create(code, code.getReasonPhrase(), null, null, null);
+		}
+
+		@Backoff
+		String throttle(String retryAfter) {
+			this.calls.incrementAndGet();
+			HttpHeaders headers = new HttpHeaders();
+			headers.set(HttpHeaders.RETRY_AFTER, retryAfter);
+			throw HttpClientErrorException.create(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests", headers, null, null);
 		}
 
 	}
