@@ -8,6 +8,7 @@ import java.util.random.RandomGenerator;
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
+import dev.backoff.benchmarks.simulation.Network;
 
 /**
  * A discrete-event model of Marc Brooker's experiment ("Exponential Backoff And Jitter", AWS
@@ -68,10 +69,6 @@ public final class ContentionModel {
 	/** The cap of every delay. */
 	public static final Duration MAX_DELAY = Duration.ofMillis(2000);
 
-	static final double HOP_MEAN_MS = 10;
-
-	static final double HOP_SD_MS = 2;
-
 	private static final int READ_ARRIVES = 0;
 
 	private static final int WRITE_ARRIVES = 1;
@@ -111,7 +108,7 @@ public final class ContentionModel {
 				RandomGenerator own = network.split();
 				delays[client] = strategy.policy().delays(own);
 			}
-			events.add(new Event(hop(network), client, READ_ARRIVES, false));
+			events.add(new Event(Network.hopMs(network), client, READ_ARRIVES, false));
 		}
 		long version = 0;
 		long work = 0;
@@ -123,7 +120,8 @@ public final class ContentionModel {
 			switch (event.type) {
 				case READ_ARRIVES -> {
 					readVersion[client] = version;
-					events.add(new Event(event.time + hop(network) + hop(network), client, WRITE_ARRIVES, false));
+					double writeArrives = event.time + Network.hopMs(network) + Network.hopMs(network);
+					events.add(new Event(writeArrives, client, WRITE_ARRIVES, false));
 				}
 				case WRITE_ARRIVES -> {
 					work++;
@@ -131,7 +129,7 @@ public final class ContentionModel {
 					if (success) {
 						version++;
 					}
-					events.add(new Event(event.time + hop(network), client, RESULT_ARRIVES, success));
+					events.add(new Event(event.time + Network.hopMs(network), client, RESULT_ARRIVES, success));
 				}
 				default -> {
 					if (event.success) {
@@ -140,17 +138,13 @@ public final class ContentionModel {
 					}
 					else {
 						double waitMs = (delays[client] != null) ? delays[client].nextNanos() / 1e6 : 0;
-						events.add(new Event(event.time + waitMs + hop(network), client, READ_ARRIVES, false));
+						double readArrives = event.time + waitMs + Network.hopMs(network);
+						events.add(new Event(readArrives, client, READ_ARRIVES, false));
 					}
 				}
 			}
 		}
 		return new Result(work, last);
-	}
-
-	/** One one-way network hop in milliseconds: |Normal(10, 2)|. */
-	private static double hop(RandomGenerator random) {
-		return Math.abs(HOP_MEAN_MS + HOP_SD_MS * random.nextGaussian());
 	}
 
 }

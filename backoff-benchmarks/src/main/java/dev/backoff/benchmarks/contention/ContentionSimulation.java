@@ -10,10 +10,14 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.IntStream;
 
 import dev.backoff.benchmarks.contention.ContentionModel.Result;
 import dev.backoff.benchmarks.contention.ContentionModel.Strategy;
+import dev.backoff.benchmarks.simulation.Chart;
+import dev.backoff.benchmarks.simulation.Chart.Axis;
+import dev.backoff.benchmarks.simulation.Statistics;
 
 /**
  * Runs {@link ContentionModel} for every strategy at 1 to 100 clients and writes the means and
@@ -68,20 +72,12 @@ public final class ContentionSimulation {
 			.toArray(Result[]::new);
 		double[] work = Arrays.stream(results).mapToDouble(Result::work).sorted().toArray();
 		double[] time = Arrays.stream(results).mapToDouble(Result::timeMs).sorted().toArray();
-		return new Point(strategy, clients, runs, mean(work), median(work), mean(time), median(time));
+		return new Point(strategy, clients, runs, Statistics.mean(work), Statistics.median(work), Statistics.mean(time),
+				Statistics.median(time));
 	}
 
 	static long seed(Strategy strategy, int clients, int run) {
 		return ((long) strategy.ordinal() << 48) ^ ((long) clients << 32) ^ run;
-	}
-
-	private static double mean(double[] values) {
-		return Arrays.stream(values).average().orElse(Double.NaN);
-	}
-
-	private static double median(double[] sorted) {
-		int n = sorted.length;
-		return ((n & 1) == 1) ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 	}
 
 	static String csv(Map<Strategy, List<Point>> points) {
@@ -109,95 +105,34 @@ public final class ContentionSimulation {
 	}
 
 	static String svg(Map<Strategy, List<Point>> points, int runs) {
-		int width = 1000;
-		int height = 440;
-		StringBuilder out = new StringBuilder();
-		out.append(String.format(Locale.ROOT,
-				"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
-				width, height, width, height));
-		out.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-		out.append(String.format(Locale.ROOT,
-				"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">Brooker's OCC contention, simulated: mean of %d runs per point (hops |N(10 ms, 2 ms)|, base 10 ms, x2, max 2 s)</text>%n",
-				width / 2, runs));
+		Chart chart = new Chart(1000, 440, String.format(Locale.ROOT,
+				"Brooker's OCC contention, simulated: mean of %d runs per point (hops |N(10 ms, 2 ms)|, base 10 ms, x2, max 2 s)",
+				runs));
 		double maxWork = points.values().stream().flatMap(List::stream).mapToDouble(Point::workMean).max().orElse(1);
 		double maxTime = points.values().stream().flatMap(List::stream).mapToDouble(Point::timeMeanMs).max().orElse(1);
-		panel(out, points, 60, "Work: total writes (calls)", niceCeil(maxWork), false, Point::workMean);
-		panel(out, points, 560, "Completion time of the last client (ms, log scale)", maxTime, true,
-				Point::timeMeanMs);
+		Axis clients = Axis.linear(100, 5, "%.0f", "clients");
+		Chart.Panel work = chart.panel(60, 50, 380, 310, "Work: total writes (calls)", clients,
+				Axis.linear(Chart.niceCeil(maxWork), 5, "%,.0f", ""));
+		points.forEach(
+				(strategy, curve) -> work.line(x(curve), y(curve, Point::workMean), COLORS[strategy.ordinal()]));
+		Chart.Panel time = chart.panel(560, 50, 380, 310, "Completion time of the last client (ms, log scale)", clients,
+				Axis.log(maxTime, "%,.0f", ""));
+		points.forEach(
+				(strategy, curve) -> time.line(x(curve), y(curve, Point::timeMeanMs), COLORS[strategy.ordinal()]));
 		int x = 80;
 		for (Strategy strategy : Strategy.values()) {
-			out.append(String.format(Locale.ROOT,
-					"<line x1=\"%d\" y1=\"425\" x2=\"%d\" y2=\"425\" stroke=\"%s\" stroke-width=\"2.5\"/><text x=\"%d\" y=\"429\">%s</text>%n",
-					x, x + 24, COLORS[strategy.ordinal()], x + 30, name(strategy)));
+			chart.legend(x, 425, COLORS[strategy.ordinal()], name(strategy));
 			x += 150;
 		}
-		out.append("</svg>\n");
-		return out.toString();
+		return chart.end();
 	}
 
-	private static void panel(StringBuilder out, Map<Strategy, List<Point>> points, int left, String title, double max,
-			boolean log, java.util.function.ToDoubleFunction<Point> value) {
-		int plotWidth = 380;
-		int top = 50;
-		int plotHeight = 310;
-		int bottom = top + plotHeight;
-		double logMin = 1;
-		double logMax = Math.ceil(Math.log10(max));
-		java.util.function.DoubleUnaryOperator y = (v) -> {
-			double fraction = log ? (Math.log10(Math.max(v, 10)) - logMin) / (logMax - logMin) : v / max;
-			return bottom - fraction * plotHeight;
-		};
-		java.util.function.IntToDoubleFunction x = (clients) -> left + (clients / 100.0) * plotWidth;
-		out.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
-				left + plotWidth / 2, top - 12, title));
-		out.append(String.format(Locale.ROOT,
-				"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>%n", left, top,
-				plotWidth, plotHeight));
-		List<Double> ticks = new ArrayList<>();
-		if (log) {
-			for (double exponent = logMin; exponent <= logMax; exponent++) {
-				ticks.add(Math.pow(10, exponent));
-			}
-		}
-		else {
-			for (int i = 0; i <= 5; i++) {
-				ticks.add(max * i / 5);
-			}
-		}
-		for (double tick : ticks) {
-			double ty = y.applyAsDouble(tick);
-			out.append(String.format(Locale.ROOT,
-					"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
-					left, ty, left + plotWidth, ty, left - 4, ty + 4, String.format(Locale.ROOT, "%,.0f", tick)));
-		}
-		for (int clients = 0; clients <= 100; clients += 20) {
-			double tx = x.applyAsDouble(clients);
-			out.append(String.format(Locale.ROOT,
-					"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>%n",
-					tx, bottom, tx, bottom + 4, tx, bottom + 17, clients));
-		}
-		out.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">clients</text>%n",
-				left + plotWidth / 2, bottom + 34));
-		points.forEach((strategy, curve) -> {
-			StringBuilder path = new StringBuilder();
-			for (Point p : curve) {
-				path.append(String.format(Locale.ROOT, "%s%.1f,%.1f", (path.length() == 0) ? "" : " ",
-						x.applyAsDouble(p.clients), y.applyAsDouble(value.applyAsDouble(p))));
-			}
-			out.append(String.format(Locale.ROOT,
-					"<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"/>%n", path,
-					COLORS[strategy.ordinal()]));
-		});
+	private static double[] x(List<Point> curve) {
+		return curve.stream().mapToDouble(Point::clients).toArray();
 	}
 
-	private static double niceCeil(double value) {
-		double magnitude = Math.pow(10, Math.floor(Math.log10(value)));
-		for (double step : new double[] { 1, 2, 2.5, 5, 10 }) {
-			if (step * magnitude >= value) {
-				return step * magnitude;
-			}
-		}
-		return 10 * magnitude;
+	private static double[] y(List<Point> curve, ToDoubleFunction<Point> value) {
+		return curve.stream().mapToDouble(value).toArray();
 	}
 
 }

@@ -1,0 +1,267 @@
+package dev.backoff.benchmarks.amplification;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import java.util.stream.IntStream;
+
+import dev.backoff.benchmarks.amplification.AmplificationModel.Bucket;
+import dev.backoff.benchmarks.amplification.AmplificationModel.Result;
+import dev.backoff.benchmarks.amplification.AmplificationModel.Scenario;
+import dev.backoff.benchmarks.amplification.AmplificationModel.Variant;
+import dev.backoff.benchmarks.simulation.Chart;
+import dev.backoff.benchmarks.simulation.Chart.Axis;
+import dev.backoff.benchmarks.simulation.Statistics;
+
+/**
+ * Runs {@link AmplificationModel}'s default scenario with and without a retry budget and writes
+ * the time series (means over the runs) as CSV, every run's figures as CSV, and a hand-written
+ * two-panel SVG chart (attempts per logical request, the budget's tokens); prints the medians,
+ * and the attempts per request of partial outages as well.
+ *
+ * <p>Arguments, all optional: {@code runs} per variant (default 50), the time series' CSV path
+ * (default {@code docs/amplification.csv}), the runs' CSV path (default
+ * {@code docs/amplification-runs.csv}) and the SVG path (default {@code docs/amplification.svg}).
+ * Run {@code n} of each variant uses seed {@code n}, so the output is reproducible and the two
+ * variants meet the same think times and network.
+ */
+public final class AmplificationSimulation {
+
+	/** The outage failure rates of the partial-outage table. */
+	static final double[] OUTAGE_FAILURE_RATES = { 0.05, 0.1, 0.25, 0.5, 1.0 };
+
+	/** The width of a step of the time series in the CSV and the chart's left panel. */
+	static final double STEP_MS = 100;
+
+	/** The start of the zoom on recovery, relative to it. */
+	static final double ZOOM_FROM_MS = -100;
+
+	/** The end of the zoom on recovery, relative to it. */
+	static final double ZOOM_TO_MS = 500;
+
+	private static final String[] COLORS = { "#d62728", "#1f77b4" };
+
+	private AmplificationSimulation() {
+	}
+
+	public static void main(String[] args) throws IOException {
+		int runs = (args.length > 0) ? Integer.parseInt(args[0]) : 50;
+		Path seriesCsv = Path.of((args.length > 1) ? args[1] : "docs/amplification.csv");
+		Path runsCsv = Path.of((args.length > 2) ? args[2] : "docs/amplification-runs.csv");
+		Path svg = Path.of((args.length > 3) ? args[3] : "docs/amplification.svg");
+		long started = System.nanoTime();
+		Scenario scenario = Scenario.defaults();
+		Map<Variant, List<Result>> results = simulate(scenario, runs);
+		StringBuilder partial = new StringBuilder(
+				"| outage failure rate | attempts per request during the outage, without budget | with budget |\n"
+						+ "|---:|---:|---:|\n");
+		for (double rate : OUTAGE_FAILURE_RATES) {
+			Map<Variant, List<Result>> brownout = simulate(scenario.withOutageFailureRate(rate), runs);
+			partial.append(String.format(Locale.ROOT, "| %.0f %% | %.3f | %.3f |%n", rate * 100,
+					median(brownout.get(Variant.WITHOUT_BUDGET), Result::outageAttemptsPerRequest),
+					median(brownout.get(Variant.WITH_BUDGET), Result::outageAttemptsPerRequest)));
+		}
+		double seconds = (System.nanoTime() - started) / 1e9;
+		write(seriesCsv, seriesCsv(scenario, results));
+		write(runsCsv, runsCsv(results));
+		write(svg, svg(scenario, results, runs));
+		System.out.println(table(scenario, results));
+		System.out.println(partial);
+		System.out.printf(Locale.ROOT, "%d runs per variant, %d scenarios, %.1f s; wrote %s, %s and %s%n", runs,
+				1 + OUTAGE_FAILURE_RATES.length, seconds, seriesCsv, runsCsv, svg);
+	}
+
+	static Map<Variant, List<Result>> simulate(Scenario scenario, int runs) {
+		Map<Variant, List<Result>> results = new EnumMap<>(Variant.class);
+		for (Variant variant : Variant.values()) {
+			results.put(variant, IntStream.range(0, runs)
+				.parallel()
+				.mapToObj((run) -> AmplificationModel.run(scenario, variant, run))
+				.toList());
+		}
+		return results;
+	}
+
+	private static void write(Path path, String content) throws IOException {
+		Files.createDirectories(path.toAbsolutePath().getParent());
+		Files.writeString(path, content, StandardCharsets.UTF_8);
+	}
+
+	/** The median over the runs, leaving out NaN (a budget that never closed, a retry that never came). */
+	static double median(List<Result> runs, ToDoubleFunction<Result> value) {
+		return Statistics.median(runs.stream().mapToDouble(value).filter((v) -> !Double.isNaN(v)).toArray());
+	}
+
+	static String table(Scenario scenario, Map<Variant, List<Result>> results) {
+		List<Result> without = results.get(Variant.WITHOUT_BUDGET);
+		List<Result> with = results.get(Variant.WITH_BUDGET);
+		StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+				"| median of %d runs (times: 10th–90th percentile in brackets) | without budget | with budget |%n"
+						+ "|---|---:|---:|%n",
+				with.size()));
+		row(out, "attempts per logical request, during the outage", "%.4f", without, with,
+				Result::outageAttemptsPerRequest);
+		row(out, "attempts per logical request, after recovery", "%.4f", without, with,
+				Result::recoveredAttemptsPerRequest);
+		row(out, "attempts per second reaching the dependency, during the outage", "%,.0f", without, with,
+				(run) -> outageLoad(scenario, run));
+		row(out, "attempts, in all", "%,.0f", without, with, Result::attempts);
+		row(out, "logical requests, in all", "%,.0f", without, with, Result::requests);
+		out.append(String.format(Locale.ROOT, "| budget allows retries again, after recovery | never closed | %s |%n",
+				spread(with, Result::budgetReopensMs)));
+		out.append(String.format(Locale.ROOT, "| first retry after recovery | %s | %s |%n",
+				spread(without, Result::firstRetryMs), spread(with, Result::firstRetryMs)));
+		row(out, "retries after recovery", "%,.0f", without, with, Result::retriesAfterRecovery);
+		row(out, "calls ended by the budget after recovery", "%,.0f", without, with, Result::deniedAfterRecovery);
+		return out.toString();
+	}
+
+	/** A time in milliseconds: the median, and the 10th to 90th percentile in brackets. */
+	private static String spread(List<Result> runs, ToDoubleFunction<Result> value) {
+		double[] values = runs.stream().mapToDouble(value).filter((v) -> !Double.isNaN(v)).toArray();
+		return String.format(Locale.ROOT, "%.0f ms (%.0f–%.0f)", Statistics.median(values),
+				Statistics.quantile(values, 0.1), Statistics.quantile(values, 0.9));
+	}
+
+	private static void row(StringBuilder out, String name, String format, List<Result> without, List<Result> with,
+			ToDoubleFunction<Result> value) {
+		out.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", name,
+				String.format(Locale.ROOT, format, median(without, value)),
+				String.format(Locale.ROOT, format, median(with, value))));
+	}
+
+	/** The attempts that reached the dependency before recovery, per second. */
+	static double outageLoad(Scenario scenario, Result run) {
+		int buckets = (int) Math.round(scenario.recoveryMs() / scenario.bucketMs());
+		long attempts = run.series().subList(0, buckets).stream().mapToLong(Bucket::attempts).sum();
+		return attempts / (scenario.recoveryMs() / 1000);
+	}
+
+	/** One step of a time series, as means over the runs. */
+	record Step(double startMs, double stepMs, double requests, double attempts, double tokens) {
+
+		double attemptsPerRequest() {
+			return this.attempts / this.requests;
+		}
+
+	}
+
+	/**
+	 * The runs' series in steps of {@code stepMs} from {@code fromMs} to {@code toMs}: per step
+	 * the mean requests and attempts over the runs, and the mean tokens at the step's end.
+	 */
+	static List<Step> steps(Scenario scenario, List<Result> runs, double fromMs, double toMs, double stepMs) {
+		int perStep = (int) Math.round(stepMs / scenario.bucketMs());
+		int end = Math.min(scenario.buckets(), (int) Math.round(toMs / scenario.bucketMs()));
+		List<Step> steps = new ArrayList<>();
+		for (int first = (int) Math.round(fromMs / scenario.bucketMs()); first + perStep <= end; first += perStep) {
+			double requests = 0;
+			double attempts = 0;
+			double tokens = 0;
+			for (Result run : runs) {
+				List<Bucket> window = run.series().subList(first, first + perStep);
+				requests += window.stream().mapToLong(Bucket::requests).sum();
+				attempts += window.stream().mapToLong(Bucket::attempts).sum();
+				tokens += window.get(perStep - 1).tokens();
+			}
+			steps.add(new Step(first * scenario.bucketMs(), stepMs, requests / runs.size(), attempts / runs.size(),
+					tokens / runs.size()));
+		}
+		return steps;
+	}
+
+	/** The whole run in steps of {@link #STEP_MS}. */
+	private static List<Step> whole(Scenario scenario, List<Result> runs) {
+		return steps(scenario, runs, 0, scenario.durationMs(), STEP_MS);
+	}
+
+	/** The moments around recovery in steps of the model's own resolution. */
+	private static List<Step> aroundRecovery(Scenario scenario, List<Result> runs) {
+		return steps(scenario, runs, scenario.recoveryMs() + ZOOM_FROM_MS, scenario.recoveryMs() + ZOOM_TO_MS,
+				scenario.bucketMs());
+	}
+
+	static String seriesCsv(Scenario scenario, Map<Variant, List<Result>> results) {
+		StringBuilder out = new StringBuilder(
+				"variant,step_ms,start_ms,runs,requests_mean,attempts_mean,attempts_per_request,tokens_mean\n");
+		for (boolean zoom : new boolean[] { false, true }) {
+			results.forEach((variant, runs) -> {
+				for (Step step : zoom ? aroundRecovery(scenario, runs) : whole(scenario, runs)) {
+					out.append(String.format(Locale.ROOT, "%s,%.0f,%.0f,%d,%.2f,%.2f,%.4f,%s%n", variant.label(),
+							step.stepMs(), step.startMs(), runs.size(), step.requests(), step.attempts(),
+							step.attemptsPerRequest(), Double.isNaN(step.tokens()) ? ""
+									: String.format(Locale.ROOT, "%.3f", step.tokens())));
+				}
+			});
+		}
+		return out.toString();
+	}
+
+	static String runsCsv(Map<Variant, List<Result>> results) {
+		StringBuilder out = new StringBuilder("variant,seed,requests,attempts,outage_requests,outage_attempts,"
+				+ "recovered_requests,recovered_attempts,budget_reopens_ms,first_retry_ms,retries_after_recovery,"
+				+ "denied_after_recovery,final_tokens\n");
+		results.forEach((variant, runs) -> {
+			for (int seed = 0; seed < runs.size(); seed++) {
+				Result r = runs.get(seed);
+				out.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%d,%s%n", variant.label(), seed,
+						r.requests(), r.attempts(), r.outageRequests(), r.outageAttempts(), r.recoveredRequests(),
+						r.recoveredAttempts(), number(r.budgetReopensMs()), number(r.firstRetryMs()),
+						r.retriesAfterRecovery(), r.deniedAfterRecovery(), number(r.finalTokens())));
+			}
+		});
+		return out.toString();
+	}
+
+	/** A CSV field: empty for NaN. */
+	private static String number(double value) {
+		return Double.isNaN(value) ? "" : String.format(Locale.ROOT, "%.1f", value);
+	}
+
+	static String svg(Scenario scenario, Map<Variant, List<Result>> results, int runs) {
+		Chart chart = new Chart(1000, 440, String.format(Locale.ROOT,
+				"Retry amplification, simulated: %d clients; every attempt fails for %.0f s, then %.0f %%; means of %d runs",
+				scenario.clients(), scenario.recoveryMs() / 1000, scenario.residualFailureRate() * 100, runs));
+		Chart.Panel amplification = chart.panel(60, 50, 380, 310,
+				String.format(Locale.ROOT, "Attempts per logical request, per %.0f ms", STEP_MS),
+				Axis.linear(scenario.durationMs() / 1000, 6, "%.0f", "simulated time (s)"),
+				Axis.linear(AmplificationModel.MAX_ATTEMPTS + 1, AmplificationModel.MAX_ATTEMPTS + 1, "%.0f", ""));
+		Chart.Panel tokens = chart.panel(560, 50, 380, 310, "Around recovery: the budget's tokens (with budget)",
+				Axis.linear(ZOOM_FROM_MS, ZOOM_TO_MS, 6, "%.0f", "ms after recovery"),
+				Axis.linear(AmplificationModel.MAX_TOKENS, 5, "%.0f", ""));
+		results.forEach((variant, variantRuns) -> {
+			List<Step> whole = whole(scenario, variantRuns);
+			// Each step's ratio at its middle, in seconds; the tokens at each step's end, after recovery.
+			double[] middles = whole.stream()
+				.mapToDouble((step) -> (step.startMs() + step.stepMs() / 2) / 1000)
+				.toArray();
+			amplification.line(middles, whole.stream().mapToDouble(Step::attemptsPerRequest).toArray(),
+					COLORS[variant.ordinal()]);
+			if (variant == Variant.WITH_BUDGET) {
+				List<Step> zoom = aroundRecovery(scenario, variantRuns);
+				double[] ends = zoom.stream()
+					.mapToDouble((step) -> step.startMs() + step.stepMs() - scenario.recoveryMs())
+					.toArray();
+				tokens.line(ends, zoom.stream().mapToDouble(Step::tokens).toArray(), COLORS[variant.ordinal()]);
+				tokens.vertical(median(variantRuns, Result::firstRetryMs), "first retry (median)", false);
+			}
+		});
+		amplification.vertical(scenario.recoveryMs() / 1000, "recovery", true);
+		tokens.vertical(0, "recovery", true);
+		tokens.horizontal(AmplificationModel.MAX_TOKENS / 2, "retries need more than half");
+		int x = 300;
+		for (Variant variant : Variant.values()) {
+			chart.legend(x, 425, COLORS[variant.ordinal()], variant.label());
+			x += 200;
+		}
+		return chart.end();
+	}
+
+}
