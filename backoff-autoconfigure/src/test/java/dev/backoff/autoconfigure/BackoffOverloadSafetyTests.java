@@ -63,7 +63,11 @@ class BackoffOverloadSafetyTests {
 		this.runner.run((context) -> {
 			BackoffPolicies policies = context.getBean(BackoffPolicies.class);
 			assertThat(policies.get("remote").getBudget()).isNull();
-			assertThat(context.getBean(MeterRegistry.class).find(BackoffBudgetMetrics.TOKENS).gauges()).isEmpty();
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).gauges()).isEmpty();
+			// No series for an outcome that cannot happen.
+			assertThat(registry.find(BackoffMetrics.CALLS).tag("outcome", "budget_exhausted").counters()).isEmpty();
+			assertThat(registry.find(BackoffMetrics.CALLS).tag("outcome", "nested").counters()).isNotEmpty();
 		});
 	}
 

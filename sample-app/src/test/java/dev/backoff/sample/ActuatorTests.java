@@ -47,9 +47,15 @@ class ActuatorTests {
 			assertThat(jitter(policies, "contention-" + jitter)).isEqualTo(jitter);
 		}
 		JsonNode downstream = policies.get("downstream");
-		assertThat(downstream.get("settings").get("retryOn").valueStream().map(JsonNode::asString)).containsExactly(
-				"org.springframework.web.client.HttpServerErrorException",
-				"org.springframework.web.client.HttpClientErrorException$TooManyRequests", "java.io.IOException");
+		// No retry-on: the starter's HTTP classification decides.
+		assertThat(downstream.get("settings").get("retryOn")).isEmpty();
+		assertThat(downstream.get("settings").get("maxRetryAfter").asString()).isEqualTo("5s");
+		JsonNode budget = downstream.get("settings").get("budget");
+		assertThat(budget.get("maxTokens").asDouble()).isEqualTo(20.0);
+		assertThat(budget.get("tokenRatio").asDouble()).isEqualTo(0.5);
+		assertThat(budget.get("tokens").asDouble()).isBetween(0.0, 20.0);
+		assertThat(policies.get("polling").get("settings").has("budget")).isFalse();
+		assertThat(response.getBody().get("nested").asString()).isEqualTo("outermost");
 		assertThat(downstream.get("methods").has("QuoteClient.fetch")).isTrue();
 		JsonNode poller = policies.get("polling").get("methods").get("JobPoller.awaitResult");
 		assertThat(poller.get("settings").get("retryIf").asBoolean()).isTrue();

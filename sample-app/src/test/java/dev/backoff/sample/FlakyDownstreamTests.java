@@ -35,6 +35,8 @@ class FlakyDownstreamTests {
 	void resetDownstream() {
 		this.http = new SampleHttp(this.port);
 		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);
+		this.http.refillDownstreamBudget();
+		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);
 	}
 
 	@Test
@@ -55,7 +57,8 @@ class FlakyDownstreamTests {
 	void retriesThrottlingAndADroppedConnection() {
 		double throttledBefore = this.http.metricCount("backoff.retries", METHOD, "exception:TooManyRequests");
 		double droppedBefore = this.http.metricCount("backoff.retries", METHOD, "exception:RestClientException");
-		setFaults("throttleNext=1&disconnectNext=1");
+		// Retry-After: 0, so the retry follows the policy's own millisecond delay.
+		setFaults("throttleNext=1&retryAfter=0&disconnectNext=1");
 		ResponseEntity<Quote> response = this.http.get("/quotes/GLOBEX", Quote.class);
 		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
 		StatsView stats = stats();
@@ -64,8 +67,8 @@ class FlakyDownstreamTests {
 		assertThat(stats.throttled()).isEqualTo(1);
 		assertThat(this.http.metricCount("backoff.retries", METHOD, "exception:TooManyRequests") - throttledBefore)
 			.isEqualTo(1);
-		// The cut-off body surfaces as a RestClientException caused by an IOException: retried
-		// because retry-on names java.io.IOException, matched along the cause chain.
+		// The cut-off body surfaces as a RestClientException caused by an IOException: retried by
+		// the starter's HTTP classification, which looks along the cause chain.
 		assertThat(this.http.metricCount("backoff.retries", METHOD, "exception:RestClientException") - droppedBefore)
 			.isEqualTo(1);
 	}
@@ -76,6 +79,27 @@ class FlakyDownstreamTests {
 		ResponseEntity<String> response = this.http.get("/downstream/quotes/ACME", String.class);
 		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.TOO_MANY_REQUESTS);
 		assertThat(response.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("7");
+	}
+
+	@Test
+	void waitsTheRetryAfterOfA429() {
+		setFaults("throttleNext=1&retryAfter=1");
+		ResponseEntity<Quote> response = this.http.get("/quotes/ACME", Quote.class);
+		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+		assertThat(stats().requests()).isEqualTo(2);
+		// The policy's own delay is at most 2ms here: the wait of one second is the server's.
+		assertThat(this.http.metric("MAX", "backoff.delay", METHOD)).isGreaterThanOrEqualTo(1.0);
+	}
+
+	@Test
+	void failsAtOnceWhenRetryAfterIsBeyondMaxRetryAfter() {
+		double timedOutBefore = calls("timed_out");
+		setFaults("throttleNext=1&retryAfter=10");
+		ResponseEntity<JsonNode> response = this.http.get("/quotes/ACME", JsonNode.class);
+		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.BAD_GATEWAY);
+		assertThat(response.getBody().get("downstreamStatus").asInt()).isEqualTo(429);
+		assertThat(stats().requests()).isEqualTo(1);
+		assertThat(calls("timed_out") - timedOutBefore).isEqualTo(1);
 	}
 
 	@Test

@@ -18,6 +18,9 @@ import org.springframework.web.util.UriComponentsBuilder;
  */
 public final class SampleHttp {
 
+	/** {@code backoff.policies.downstream.budget.max-tokens} in application.yml. */
+	public static final double DOWNSTREAM_MAX_TOKENS = 20;
+
 	private static final Pattern SAMPLE = Pattern.compile("^(\\w+)\\{([^}]*)\\}\\s+(\\S+)");
 
 	private final String baseUrl;
@@ -51,6 +54,16 @@ public final class SampleHttp {
 	 * @return the meter's COUNT, summed over the matching meters; 0 if none exists yet
 	 */
 	public double metricCount(String name, String... tags) {
+		return metric("COUNT", name, tags);
+	}
+
+	/**
+	 * @param statistic the statistic to read: {@code COUNT}, {@code MAX}, {@code VALUE} (a gauge), …
+	 * @param name a meter name
+	 * @param tags {@code key:value} filters, as the metrics endpoint takes them
+	 * @return the statistic, summed over the matching meters; 0 if none exists yet
+	 */
+	public double metric(String statistic, String name, String... tags) {
 		UriComponentsBuilder uri = UriComponentsBuilder.fromUriString(this.baseUrl + "/actuator/metrics/" + name);
 		for (String tag : tags) {
 			uri.queryParam("tag", tag);
@@ -60,11 +73,27 @@ public final class SampleHttp {
 			return 0;
 		}
 		for (JsonNode measurement : response.getBody().get("measurements")) {
-			if ("COUNT".equals(measurement.get("statistic").asString())) {
+			if (statistic.equals(measurement.get("statistic").asString())) {
 				return measurement.get("value").asDouble();
 			}
 		}
-		throw new AssertionError("No COUNT in " + response.getBody());
+		throw new AssertionError("No " + statistic + " in " + response.getBody());
+	}
+
+	/**
+	 * Makes healthy downstream calls until the {@code downstream} policy's retry budget is full
+	 * again, so that a test starts from the same budget whatever ran before it in the shared
+	 * context. The downstream's faults must be off.
+	 */
+	public void refillDownstreamBudget() {
+		for (int i = 0; i < 200; i++) {
+			double tokens = metric("VALUE", "backoff.budget.tokens", "policy:downstream");
+			if (tokens >= DOWNSTREAM_MAX_TOKENS) {
+				return;
+			}
+			get("/quotes/ACME", String.class);
+		}
+		throw new AssertionError("The downstream budget did not refill in 200 healthy calls");
 	}
 
 	/**

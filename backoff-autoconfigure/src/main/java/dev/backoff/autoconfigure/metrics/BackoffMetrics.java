@@ -62,7 +62,8 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 	@Override
 	public BackoffListener create(BackoffOperation operation) {
 		return new MeteredListener(this.registry,
-				Tags.of("policy", operation.getPolicyName(), "method", operation.getMethodTag()));
+				Tags.of("policy", operation.getPolicyName(), "method", operation.getMethodTag()),
+				operation.getPolicy().getBudget() != null);
 	}
 
 	@Override
@@ -82,7 +83,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private final Tags tags;
 
-		private final Counter[] calls;
+		private final @Nullable Counter[] calls;
 
 		private final @Nullable DistributionSummary[] attempts;
 
@@ -92,23 +93,16 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private @Nullable Counter resultRetries;
 
-		MeteredListener(MeterRegistry registry, Tags tags) {
+		MeteredListener(MeterRegistry registry, Tags tags, boolean budgeted) {
 			this.registry = registry;
 			this.tags = tags;
 			Outcome[] outcomes = Outcome.values();
 			this.calls = new Counter[outcomes.length];
 			this.attempts = new DistributionSummary[outcomes.length];
 			for (Outcome outcome : outcomes) {
-				Tags outcomeTags = tags.and("outcome", outcome.tagValue());
-				this.calls[outcome.ordinal()] = Counter.builder(CALLS)
-					.description("Calls of @Backoff methods, by how they ended")
-					.tags(outcomeTags)
-					.register(registry);
-				if (outcome != Outcome.SUCCESS) {
-					this.attempts[outcome.ordinal()] = DistributionSummary.builder(ATTEMPTS)
-						.description("Attempts per call of @Backoff methods, the first included")
-						.tags(outcomeTags)
-						.register(registry);
+				// A policy without a budget never ends a call so: no series for it.
+				if (outcome != Outcome.BUDGET_EXHAUSTED || budgeted) {
+					register(outcome);
 				}
 			}
 			this.delay = Timer.builder(DELAY)
@@ -134,11 +128,32 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		}
 
 		private void ended(Outcome outcome, int attempts) {
-			this.calls[outcome.ordinal()].increment();
+			Counter calls = this.calls[outcome.ordinal()];
+			if (calls == null) {
+				// Not expected (see the constructor); registering is idempotent, so a race is harmless.
+				calls = register(outcome);
+			}
+			calls.increment();
 			DistributionSummary summary = this.attempts[outcome.ordinal()];
 			if (summary != null) {
 				summary.record(attempts);
 			}
+		}
+
+		private Counter register(Outcome outcome) {
+			Tags outcomeTags = this.tags.and("outcome", outcome.tagValue());
+			if (outcome != Outcome.SUCCESS) {
+				this.attempts[outcome.ordinal()] = DistributionSummary.builder(ATTEMPTS)
+					.description("Attempts per call of @Backoff methods, the first included")
+					.tags(outcomeTags)
+					.register(this.registry);
+			}
+			Counter calls = Counter.builder(CALLS)
+				.description("Calls of @Backoff methods, by how they ended")
+				.tags(outcomeTags)
+				.register(this.registry);
+			this.calls[outcome.ordinal()] = calls;
+			return calls;
 		}
 
 		private Counter retries(@Nullable Throwable failure) {
