@@ -8,8 +8,9 @@ import java.lang.invoke.VarHandle;
  * throttling. It stops retries from multiplying the load on a dependency that is already
  * failing, and lets them resume once the dependency recovers.
  *
- * <p>The bucket starts full at {@code maxTokens}. Each failed attempt that the policy would
- * retry takes one token (never below zero); each successful call gives back
+ * <p>The bucket starts full at {@code maxTokens}. Each failed attempt whose failure the policy
+ * classifies as retryable takes one token (never below zero), the last attempt's too, and so
+ * does an attempt whose result asks for a retry; each successful call gives back
  * {@code tokenRatio}, up to {@code maxTokens}. A retry is allowed only while the tokens left
  * after the failure are more than half of {@code maxTokens}. So with the defaults (10 tokens,
  * ratio 0.1) a run of five failures stops retrying, and from an empty bucket 61 successes
@@ -115,7 +116,7 @@ public final class RetryBudget {
 	}
 
 	/**
-	 * Takes one token for a failed attempt that the policy would retry.
+	 * Takes one token for a failed attempt whose failure the policy classifies as retryable.
 	 * @return whether a retry is still allowed after it
 	 */
 	public boolean onFailure() {
