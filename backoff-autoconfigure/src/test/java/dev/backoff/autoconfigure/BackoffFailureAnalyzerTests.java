@@ -132,6 +132,28 @@ class BackoffFailureAnalyzerTests {
 	}
 
 	@Test
+	void reportsUnknownNestedValue() {
+		this.contextRunner.withPropertyValues("backoff.nested=innermost")
+			.run((context) -> assertReport(analyze(context), "backoff.nested", "innermost",
+					"must be one of outermost, independent"));
+	}
+
+	@Test
+	void reportsABudgetBelowOneToken() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.budget.max-tokens=0.5")
+			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.budget.max-tokens", "0.5",
+					"must be at least 1 and at most 1000000"));
+	}
+
+	@Test
+	void reportsAMalformedTokenRatio() {
+		this.contextRunner.withPropertyValues("backoff.defaults.budget.token-ratio=lots")
+			.run((context) -> assertThat(analyze(context).getDescription())
+				.contains("backoff.defaults.budget.token-ratio")
+				.contains("lots"));
+	}
+
+	@Test
 	void reportsMalformedDuration() {
 		this.contextRunner.withPropertyValues("backoff.defaults.base-delay=soon").run((context) -> {
 			FailureAnalysis analysis = analyze(context);
