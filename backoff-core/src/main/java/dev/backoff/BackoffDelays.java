@@ -28,9 +28,6 @@ public final class BackoffDelays implements Iterator<Duration> {
 
 	private int retry;
 
-	/** Whether the ceiling has reached maxDelay: it stays there (the multiplier is at least 1). */
-	private boolean capped;
-
 	private long previous;
 
 	BackoffDelays(BackoffPolicy policy, RandomGenerator random) {
@@ -65,13 +62,13 @@ public final class BackoffDelays implements Iterator<Duration> {
 			throw new NoSuchElementException("All " + this.retries + " retries of " + this.policy + " have been used");
 		}
 		this.retry++;
-		long max = this.policy.maxDelayNanos();
 		// The policy's own formula, not a running product: repeated multiplication drifts from
 		// baseDelay × multiplier^(n−1) by a nanosecond within a few retries (1.2 from 100ms: at the 4th).
-		long ceilingNanos = this.capped ? max : this.policy.ceilingNanos(this.retry);
-		this.capped = (ceilingNanos == max);
+		// It answers a capped retry first, and an uncapped one from its table: no state needed here.
+		long ceilingNanos = this.policy.ceilingNanos(this.retry);
 		long delay = this.policy.getJitter()
-			.delayNanos(ceilingNanos, this.previous, this.policy.baseDelayNanos(), max, this.random);
+			.delayNanos(ceilingNanos, this.previous, this.policy.baseDelayNanos(), this.policy.maxDelayNanos(),
+					this.random);
 		this.previous = delay;
 		return delay;
 	}

@@ -90,6 +90,8 @@ public final class BackoffPolicy {
 
 	private final @Nullable RetryBudget budget;
 
+	private final Ceilings ceilings;
+
 	private BackoffPolicy(Builder builder) {
 		this.maxAttempts = builder.maxAttempts;
 		this.baseDelayNanos = builder.baseDelay.toNanos();
@@ -105,6 +107,7 @@ public final class BackoffPolicy {
 		this.maxRetryAfter = builder.maxRetryAfter;
 		this.maxRetryAfterNanos = (builder.maxRetryAfter != null) ? builder.maxRetryAfter.toNanos() : this.maxDelayNanos;
 		this.budget = builder.budget;
+		this.ceilings = Ceilings.of(this.baseDelayNanos, this.maxDelayNanos, this.multiplier, this.maxAttempts - 1);
 	}
 
 	/** @return a builder holding the defaults */
@@ -308,15 +311,15 @@ public final class BackoffPolicy {
 	/**
 	 * The ceiling of retry {@code n} in nanoseconds: the one formula that {@link #ceiling(int)}
 	 * and {@link BackoffDelays} share, so that a sequence's delays match the advertised ceilings
-	 * to the nanosecond. Saturates: {@code pow} may overflow to infinity, which the cap absorbs,
-	 * and a zero base is answered first because {@code 0 × infinity} is NaN.
+	 * to the nanosecond. Saturating, and without a {@code Math.pow} per retry: see {@link Ceilings}.
 	 */
 	long ceilingNanos(int retry) {
-		if (this.baseDelayNanos == 0) {
-			return 0;
-		}
-		double ceiling = this.baseDelayNanos * Math.pow(this.multiplier, retry - 1.0);
-		return (ceiling >= this.maxDelayNanos) ? this.maxDelayNanos : (long) ceiling;
+		return this.ceilings.nanos(retry);
+	}
+
+	/** @return the number of powers of the multiplier this policy caches, for the memory bound's tests */
+	int cachedPowers() {
+		return this.ceilings.cachedPowers();
 	}
 
 	private static boolean matchesCauseChain(Throwable failure, Class<? extends Throwable>[] types) {
