@@ -120,6 +120,10 @@ public final class BackoffOperation {
 	 */
 	@Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object target, @Nullable Object[] arguments)
 			throws Throwable {
+		if (this.kind == Kind.BLOCKING && this.fallback == null) {
+			// The common case first, ahead of the switch.
+			return this.executor.execute(this.policy, this.listener, attempt);
+		}
 		switch (this.kind) {
 			case COMPLETION_STAGE:
 				return invokeAsync(attempt, target, arguments);
