@@ -11,6 +11,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
+import dev.backoff.internal.CauseChain;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -323,18 +324,14 @@ public final class BackoffPolicy {
 	}
 
 	private static boolean matchesCauseChain(Throwable failure, Class<? extends Throwable>[] types) {
-		// Bounded walk: a cause cycle must not hang the caller.
-		Throwable current = failure;
-		for (int depth = 0; current != null && depth < 64; depth++) {
+		return CauseChain.first(failure, (current) -> {
 			for (Class<? extends Throwable> type : types) {
 				if (type.isInstance(current)) {
-					return true;
+					return Boolean.TRUE;
 				}
 			}
-			Throwable cause = current.getCause();
-			current = (cause != current) ? cause : null;
-		}
-		return false;
+			return null;
+		}) != null;
 	}
 
 	@SuppressWarnings("unchecked")

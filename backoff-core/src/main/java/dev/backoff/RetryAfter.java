@@ -2,6 +2,7 @@ package dev.backoff;
 
 import java.time.Duration;
 
+import dev.backoff.internal.CauseChain;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,19 +24,7 @@ public interface RetryAfter {
 	 * @return the hint, or {@code null} for none
 	 */
 	static @Nullable Duration of(Throwable failure) {
-		// Bounded walk: a cause cycle must not hang the caller.
-		Throwable current = failure;
-		for (int depth = 0; current != null && depth < 64; depth++) {
-			if (current instanceof RetryAfter hinted) {
-				Duration hint = hinted.getRetryAfter();
-				if (hint != null) {
-					return hint;
-				}
-			}
-			Throwable cause = current.getCause();
-			current = (cause != current) ? cause : null;
-		}
-		return null;
+		return CauseChain.first(failure, (current) -> (current instanceof RetryAfter hinted) ? hinted.getRetryAfter() : null);
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
+import dev.backoff.internal.CauseChain;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.BindException;
@@ -69,14 +70,7 @@ public class BackoffFailureAnalyzer implements FailureAnalyzer {
 	}
 
 	private static <T extends Throwable> @Nullable T findCause(Throwable failure, Class<T> type) {
-		Throwable current = failure;
-		while (current != null) {
-			if (type.isInstance(current)) {
-				return type.cast(current);
-			}
-			current = (current.getCause() != current) ? current.getCause() : null;
-		}
-		return null;
+		return CauseChain.first(failure, (current) -> type.isInstance(current) ? type.cast(current) : null);
 	}
 
 }

@@ -12,6 +12,7 @@ import java.util.Locale;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.RetryAfter;
+import dev.backoff.internal.CauseChain;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
@@ -31,9 +32,6 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
  * </pre>
  */
 public final class HttpFailures {
-
-	// As deep as RetryAfter.of looks: a cause cycle must not hang the caller.
-	private static final int MAX_DEPTH = 64;
 
 	private static final boolean WEBFLUX_PRESENT = ClassUtils.isPresent(
 			"org.springframework.web.reactive.function.client.WebClientResponseException",
@@ -187,21 +185,14 @@ public final class HttpFailures {
 
 	/** The first HTTP response along the cause chain, or {@code null}. */
 	private static @Nullable Response response(Throwable failure) {
-		Throwable current = failure;
-		for (int depth = 0; current != null && depth < MAX_DEPTH; depth++) {
-			if (current instanceof RestClientResponseException ex) {
-				return new Response(ex.getStatusCode().value(), ex.getResponseHeaders());
-			}
-			if (WEBFLUX_PRESENT) {
-				Response response = WebClientResponses.response(current);
-				if (response != null) {
-					return response;
-				}
-			}
-			Throwable cause = current.getCause();
-			current = (cause != current) ? cause : null;
+		return CauseChain.first(failure, HttpFailures::responseOf);
+	}
+
+	private static @Nullable Response responseOf(Throwable failure) {
+		if (failure instanceof RestClientResponseException ex) {
+			return new Response(ex.getStatusCode().value(), ex.getResponseHeaders());
 		}
-		return null;
+		return WEBFLUX_PRESENT ? WebClientResponses.response(failure) : null;
 	}
 
 	private record Response(int status, @Nullable HttpHeaders headers) {
