@@ -37,6 +37,8 @@ public final class BackoffCall {
 
 	private final BackoffPolicy policy;
 
+	private final @Nullable RetryBudget budget;
+
 	private final BackoffListener listener;
 
 	private final NanoClock clock;
@@ -65,9 +67,10 @@ public final class BackoffCall {
 	@SuppressWarnings("unused") // through ENDED
 	private volatile boolean ended;
 
-	BackoffCall(BackoffPolicy policy, BackoffListener listener, NanoClock clock, RandomSource randomSource,
-			long startNanos, @Nullable BackoffPolicy enclosing, boolean encloses) {
+	BackoffCall(BackoffPolicy policy, @Nullable RetryBudget budget, BackoffListener listener, NanoClock clock,
+			RandomSource randomSource, long startNanos, @Nullable BackoffPolicy enclosing, boolean encloses) {
 		this.policy = policy;
+		this.budget = budget;
 		this.listener = listener;
 		this.clock = clock;
 		this.randomSource = randomSource;
@@ -150,21 +153,21 @@ public final class BackoffCall {
 	 * or {@code timed_out}, decided in that order).
 	 *
 	 * <p>The wait is the next of the policy's delays, or the server's {@link RetryAfter} hint
-	 * when that is longer. Every failure worth a retry takes a token from the policy's
+	 * when that is longer. Every failure worth a retry takes a token from the call's
 	 * {@link RetryBudget}, if it has one, even when no retry follows.
 	 * @param failure the attempt's failure, or {@code null} for a result that asked for a retry
 	 * @return the wait, or {@code null} to end the call with {@link #end}
 	 */
 	public @Nullable Duration nextDelay(@Nullable Throwable failure) {
-		if (failure != null && !this.policy.isRetryable(failure)) {
+		RetryRules rules = this.policy.getRules();
+		if (failure != null && !rules.isRetryable(failure)) {
 			return stop(Outcome.NOT_RETRYABLE);
 		}
-		RetryBudget budget = this.policy.getBudget();
-		boolean withinBudget = (budget == null) || budget.onFailure();
-		if (this.attempts >= this.policy.getMaxAttempts()) {
+		boolean withinBudget = (this.budget == null) || this.budget.onFailure();
+		if (this.attempts >= this.policy.getSchedule().getMaxAttempts()) {
 			return stop(Outcome.EXHAUSTED);
 		}
-		if (failure != null && this.enclosing != null && this.enclosing.isRetryable(failure)) {
+		if (failure != null && this.enclosing != null && this.enclosing.getRules().isRetryable(failure)) {
 			return stop(Outcome.NESTED);
 		}
 		if (!withinBudget) {
@@ -180,7 +183,7 @@ public final class BackoffCall {
 			}
 			delay = Math.max(delay, hint);
 		}
-		Duration maxElapsed = this.policy.getMaxElapsed();
+		Duration maxElapsed = rules.getMaxElapsed();
 		if (maxElapsed != null) {
 			long elapsed = this.clock.nanoTime() - this.startNanos;
 			// Compared by subtraction: elapsed + delay could overflow.
@@ -205,9 +208,8 @@ public final class BackoffCall {
 			return false;
 		}
 		this.outcome = (this.attempts <= 1) ? Outcome.SUCCESS : Outcome.SUCCESS_AFTER_RETRY;
-		RetryBudget budget = this.policy.getBudget();
-		if (budget != null) {
-			budget.onSuccess();
+		if (this.budget != null) {
+			this.budget.onSuccess();
 		}
 		this.listener.onSuccess(this.outcome, this.attempts);
 		return true;
@@ -235,7 +237,7 @@ public final class BackoffCall {
 	 */
 	public boolean isRetryableResult(@Nullable Object result) {
 		try {
-			return this.policy.isRetryableResult(result);
+			return this.policy.getRules().isRetryableResult(result);
 		}
 		catch (RuntimeException ex) {
 			throw abort(ex);
@@ -301,7 +303,7 @@ public final class BackoffCall {
 	private long retryAfterNanos(Throwable failure) {
 		Duration hint;
 		try {
-			hint = this.policy.retryAfter(failure);
+			hint = this.policy.getRules().retryAfter(failure);
 		}
 		catch (RuntimeException ex) {
 			// A hint that cannot be read is no hint: it must not cost the call its retries.
@@ -316,7 +318,7 @@ public final class BackoffCall {
 	private BackoffDelays delays() {
 		BackoffDelays delays = this.delays;
 		if (delays == null) {
-			delays = this.policy.delays(this.randomSource.generator());
+			delays = this.policy.getSchedule().delays(this.randomSource.generator());
 			this.delays = delays;
 		}
 		return delays;

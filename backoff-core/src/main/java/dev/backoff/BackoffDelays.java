@@ -10,17 +10,17 @@ import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
 /**
- * The waits of one call under a {@link BackoffPolicy}: one per retry, {@code maxAttempts − 1}
- * in all, computed lazily as they are asked for. This is the one place where a policy turns
+ * The waits of one call under a {@link BackoffSchedule}: one per retry, {@code maxAttempts − 1}
+ * in all, computed lazily as they are asked for. This is the one place where a schedule turns
  * into waits; the executor, the Actuator preview and the simulations all consume it.
  *
  * <p>Each sequence is independent and belongs to one call: it holds the state of
  * {@link Jitter#DECORRELATED} and its own random generator. Not thread-safe. Obtain one from
- * {@link BackoffPolicy#delays()}.
+ * {@link BackoffSchedule#delays()}.
  */
 public final class BackoffDelays implements Iterator<Duration> {
 
-	private final BackoffPolicy policy;
+	private final BackoffSchedule schedule;
 
 	private final RandomGenerator random;
 
@@ -30,11 +30,11 @@ public final class BackoffDelays implements Iterator<Duration> {
 
 	private long previous;
 
-	BackoffDelays(BackoffPolicy policy, RandomGenerator random) {
-		this.policy = policy;
+	BackoffDelays(BackoffSchedule schedule, RandomGenerator random) {
+		this.schedule = schedule;
 		this.random = random;
-		this.retries = policy.getMaxRetries();
-		this.previous = policy.baseDelayNanos();
+		this.retries = schedule.getMaxRetries();
+		this.previous = schedule.baseDelayNanos();
 	}
 
 	/** @return whether another retry is allowed */
@@ -59,15 +59,14 @@ public final class BackoffDelays implements Iterator<Duration> {
 	 */
 	public long nextNanos() {
 		if (this.retry >= this.retries) {
-			throw new NoSuchElementException("All " + this.retries + " retries of " + this.policy + " have been used");
+			throw new NoSuchElementException("All " + this.retries + " retries of BackoffSchedule[" + this.schedule + "] have been used");
 		}
 		this.retry++;
-		// The policy's own formula, not a running product: repeated multiplication drifts from
+		// The schedule's own formula, not a running product: repeated multiplication drifts from
 		// baseDelay × multiplier^(n−1) by a nanosecond within a few retries (1.2 from 100ms: at the 4th).
-		// It answers a capped retry first, and an uncapped one from its table: no state needed here.
-		long ceilingNanos = this.policy.ceilingNanos(this.retry);
-		long delay = this.policy.getJitter()
-			.delayNanos(ceilingNanos, this.previous, this.policy.baseDelayNanos(), this.policy.maxDelayNanos(),
+		long ceilingNanos = this.schedule.ceilingNanos(this.retry);
+		long delay = this.schedule.getJitter()
+			.delayNanos(ceilingNanos, this.previous, this.schedule.baseDelayNanos(), this.schedule.maxDelayNanos(),
 					this.random);
 		this.previous = delay;
 		return delay;

@@ -8,11 +8,13 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
+import dev.backoff.internal.Exceptions;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Runs calls under a {@link BackoffPolicy}: at most {@code maxAttempts} attempts, waiting the
- * policy's {@link BackoffPolicy#delays() delays} between them.
+ * schedule's {@link BackoffSchedule#delays() delays} between them, and, where a
+ * {@link RetryBudget} is given, only while the budget allows.
  *
  * <p>The caller always gets the <em>original</em> failure back, checked exceptions included
  * and never wrapped, with the earlier attempts' failures attached as suppressed (at most
@@ -77,10 +79,10 @@ public final class BackoffExecutor {
 	 */
 	public <T extends @Nullable Object> T call(BackoffPolicy policy, Callable<T> callable) throws Exception {
 		try {
-			return execute(policy, this.listener, callable::call);
+			return execute(policy, null, this.listener, callable::call);
 		}
 		catch (Throwable ex) {
-			throw BackoffExecutor.<Exception>rethrow(ex);
+			throw Exceptions.<Exception>rethrow(ex);
 		}
 	}
 
@@ -94,10 +96,10 @@ public final class BackoffExecutor {
 	 */
 	public <T extends @Nullable Object> T get(BackoffPolicy policy, Supplier<T> supplier) {
 		try {
-			return execute(policy, this.listener, supplier::get);
+			return execute(policy, null, this.listener, supplier::get);
 		}
 		catch (Throwable ex) {
-			throw BackoffExecutor.<RuntimeException>rethrow(ex);
+			throw Exceptions.<RuntimeException>rethrow(ex);
 		}
 	}
 
@@ -106,15 +108,16 @@ public final class BackoffExecutor {
 	 * the others use, for callers (such as a method interceptor) that may throw anything.
 	 * @param <T> the result type
 	 * @param policy the policy
+	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
 	 * @param listener receives this call's events
 	 * @param task one attempt
 	 * @return the result of the successful attempt (or the last result, when a result predicate
 	 * still matched as the call ended)
 	 * @throws Throwable the last attempt's original failure
 	 */
-	public <T extends @Nullable Object> T execute(BackoffPolicy policy, BackoffListener listener, BackoffTask<T> task)
-			throws Throwable {
-		long start = (policy.getMaxElapsed() != null) ? this.clock.nanoTime() : 0;
+	public <T extends @Nullable Object> T execute(BackoffPolicy policy, @Nullable RetryBudget budget,
+			BackoffListener listener, BackoffTask<T> task) throws Throwable {
+		long start = startNanos(policy);
 		// The first attempt runs inline, marked as BackoffCall.attempt would, so that a call
 		// that succeeds at once creates no state.
 		Enclosing here = this.outermost ? Enclosing.current() : null;
@@ -137,11 +140,11 @@ public final class BackoffExecutor {
 			}
 		}
 		if (failure != null) {
-			return retry(newCall(policy, listener, start, enclosing, encloses), task, failure, null);
+			return retry(newCall(policy, budget, listener, start, enclosing, encloses), task, failure, null);
 		}
 		boolean retryResult;
 		try {
-			retryResult = policy.isRetryableResult(result);
+			retryResult = policy.getRules().isRetryableResult(result);
 		}
 		catch (Throwable ex) {
 			// The result predicate failed: the call ends here, with exactly one outcome.
@@ -149,10 +152,9 @@ public final class BackoffExecutor {
 			throw ex;
 		}
 		if (retryResult) {
-			return retry(newCall(policy, listener, start, enclosing, encloses), task, null, result);
+			return retry(newCall(policy, budget, listener, start, enclosing, encloses), task, null, result);
 		}
 		// The hot path: no state, no allocation.
-		RetryBudget budget = policy.getBudget();
 		if (budget != null) {
 			budget.onSuccess();
 		}
@@ -160,9 +162,13 @@ public final class BackoffExecutor {
 		return result;
 	}
 
-	private BackoffCall newCall(BackoffPolicy policy, BackoffListener listener, long start,
-			@Nullable BackoffPolicy enclosing, boolean encloses) {
-		return new BackoffCall(policy, listener, this.clock, this.randomSource, start, enclosing, encloses);
+	private BackoffCall newCall(BackoffPolicy policy, @Nullable RetryBudget budget, BackoffListener listener,
+			long start, @Nullable BackoffPolicy enclosing, boolean encloses) {
+		return new BackoffCall(policy, budget, listener, this.clock, this.randomSource, start, enclosing, encloses);
+	}
+
+	private long startNanos(BackoffPolicy policy) {
+		return (policy.getRules().getMaxElapsed() != null) ? this.clock.nanoTime() : 0;
 	}
 
 	/**
@@ -217,40 +223,24 @@ public final class BackoffExecutor {
 	}
 
 	/**
-	 * Starts a call to be stepped by hand, for integrations that schedule attempts themselves.
+	 * Starts a call to be stepped by hand, for integrations that schedule attempts themselves,
+	 * and that may carry the enclosing call along their own chain (a Reactor context, say),
+	 * where the calling thread cannot tell.
 	 * @param policy the policy
-	 * @param listener receives this call's events
-	 * @return the call, before its first attempt
-	 */
-	public BackoffCall start(BackoffPolicy policy, BackoffListener listener) {
-		return start(policy, listener, null);
-	}
-
-	/**
-	 * Starts a call to be stepped by hand, for integrations that carry the enclosing call along
-	 * their own chain (a Reactor context, say), where the calling thread cannot tell.
-	 * @param policy the policy
+	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
 	 * @param listener receives this call's events
 	 * @param enclosing the policy of the retrying call this one runs inside, or {@code null} to
 	 * ask the calling thread; ignored with {@link Nested#INDEPENDENT}
 	 * @return the call, before its first attempt
 	 */
-	public BackoffCall start(BackoffPolicy policy, BackoffListener listener, @Nullable BackoffPolicy enclosing) {
-		long start = (policy.getMaxElapsed() != null) ? this.clock.nanoTime() : 0;
+	public BackoffCall start(BackoffPolicy policy, @Nullable RetryBudget budget, BackoffListener listener,
+			@Nullable BackoffPolicy enclosing) {
+		long start = startNanos(policy);
 		if (!this.outermost) {
-			return newCall(policy, listener, start, null, false);
+			return newCall(policy, budget, listener, start, null, false);
 		}
 		BackoffPolicy outer = (enclosing != null) ? enclosing : Enclosing.current().policy;
-		return newCall(policy, listener, start, outer, Enclosing.encloses(policy));
-	}
-
-	/**
-	 * Throws any failure as it is: the compiler is told it is an {@code E}, so a checked
-	 * exception reaches the caller unwrapped.
-	 */
-	@SuppressWarnings("unchecked")
-	private static <E extends Throwable> E rethrow(Throwable failure) throws E {
-		throw (E) failure;
+		return newCall(policy, budget, listener, start, outer, Enclosing.encloses(policy));
 	}
 
 	/**
@@ -260,6 +250,7 @@ public final class BackoffExecutor {
 	 * attempt in flight; no later attempt starts.
 	 * @param <T> the result type
 	 * @param policy the policy
+	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
 	 * @param listener receives this call's events
 	 * @param task starts one attempt; a failure may be thrown or returned as a failed stage
 	 * @param scheduler runs the waits and the attempts after the first
@@ -267,8 +258,9 @@ public final class BackoffExecutor {
 	 * original failure (never a {@code CompletionException} wrapping it)
 	 */
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffPolicy policy,
-			BackoffListener listener, Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
-		AsyncCall<T> call = new AsyncCall<>(start(policy, listener), task, scheduler);
+			@Nullable RetryBudget budget, BackoffListener listener, Supplier<? extends CompletionStage<T>> task,
+			ScheduledExecutorService scheduler) {
+		AsyncCall<T> call = new AsyncCall<>(start(policy, budget, listener, null), task, scheduler);
 		call.run();
 		return call;
 	}
@@ -280,11 +272,11 @@ public final class BackoffExecutor {
 	 * @param task starts one attempt
 	 * @param scheduler runs the waits and the attempts after the first
 	 * @return a future of the result
-	 * @see #executeAsync(BackoffPolicy, BackoffListener, Supplier, ScheduledExecutorService)
+	 * @see #executeAsync(BackoffPolicy, RetryBudget, BackoffListener, Supplier, ScheduledExecutorService)
 	 */
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffPolicy policy,
 			Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
-		return executeAsync(policy, this.listener, task, scheduler);
+		return executeAsync(policy, null, this.listener, task, scheduler);
 	}
 
 	/**

@@ -50,8 +50,7 @@ public interface BackoffListener {
 	/**
 	 * @param listeners the listeners to call, in order
 	 * @return one listener that calls each of them; {@link #NONE} for none, the listener itself
-	 * for one. Each event reaches only the listeners that override its method, so a listener
-	 * that ignores successes costs nothing on the hot path.
+	 * for one
 	 */
 	static BackoffListener composite(List<? extends BackoffListener> listeners) {
 		if (listeners.isEmpty()) {
@@ -60,47 +59,31 @@ public interface BackoffListener {
 		if (listeners.size() == 1) {
 			return listeners.get(0);
 		}
-		BackoffListener[] retries = handling(listeners, "onRetryScheduled", int.class, Duration.class,
-				Throwable.class);
-		BackoffListener[] successes = handling(listeners, "onSuccess", Outcome.class, int.class);
-		BackoffListener[] failures = handling(listeners, "onFailure", Outcome.class, int.class, Throwable.class);
+		BackoffListener[] all = listeners.toArray(new BackoffListener[0]);
 		return new BackoffListener() {
 
 			@Override
 			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
-				for (BackoffListener listener : retries) {
+				for (BackoffListener listener : all) {
 					listener.onRetryScheduled(attempt, delay, failure);
 				}
 			}
 
 			@Override
 			public void onSuccess(Outcome outcome, int attempts) {
-				for (BackoffListener listener : successes) {
+				for (BackoffListener listener : all) {
 					listener.onSuccess(outcome, attempts);
 				}
 			}
 
 			@Override
 			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
-				for (BackoffListener listener : failures) {
+				for (BackoffListener listener : all) {
 					listener.onFailure(outcome, attempts, failure);
 				}
 			}
 
 		};
-	}
-
-	/** The listeners whose class overrides the given event method (the default does nothing). */
-	private static BackoffListener[] handling(List<? extends BackoffListener> listeners, String event,
-			Class<?>... parameterTypes) {
-		return listeners.stream().filter((listener) -> {
-			try {
-				return listener.getClass().getMethod(event, parameterTypes).getDeclaringClass() != BackoffListener.class;
-			}
-			catch (NoSuchMethodException ex) {
-				return true;
-			}
-		}).toArray(BackoffListener[]::new);
 	}
 
 }

@@ -22,7 +22,7 @@ final class Enclosing {
 
 	/** Whether calls made from inside an attempt under {@code policy} count as nested. */
 	static boolean encloses(BackoffPolicy policy) {
-		return policy.getMaxAttempts() > 1;
+		return policy.getSchedule().getMaxAttempts() > 1;
 	}
 
 }

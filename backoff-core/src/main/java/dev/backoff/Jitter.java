@@ -20,7 +20,7 @@ import java.util.random.RandomGenerator;
  * All arithmetic is in nanoseconds and saturates: a delay is always in
  * {@code [0, maxDelay]}, whatever the retry number.
  *
- * @see BackoffPolicy#delays()
+ * @see BackoffSchedule#delays()
  */
 public enum Jitter {
 

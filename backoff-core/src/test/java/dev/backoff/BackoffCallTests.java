@@ -31,7 +31,7 @@ class BackoffCallTests {
 
 	@Test
 	void aNewCallHasNoAttemptNoOutcomeAndHasNotEnded() {
-		BackoffCall call = this.executor.start(this.policy, this.listener);
+		BackoffCall call = this.executor.start(this.policy, null, this.listener, null);
 		assertThat(call.getPolicy()).isSameAs(this.policy);
 		assertThat(call.getAttempts()).isZero();
 		assertThat(call.getOutcome()).isNull();
@@ -42,7 +42,7 @@ class BackoffCallTests {
 	@Test
 	void aFailedAttemptGetsTheNextDelayAndASuccessEndsTheCall() {
 		IOException failure = new IOException();
-		BackoffCall call = this.executor.start(this.policy, this.listener);
+		BackoffCall call = this.executor.start(this.policy, null, this.listener, null);
 		call.beginAttempt();
 		assertThat(call.nextDelay(failure)).isEqualTo(Duration.ofMillis(100));
 		call.beginAttempt();
@@ -58,7 +58,7 @@ class BackoffCallTests {
 		IOException first = new IOException("first");
 		IOException second = new IOException("second");
 		IOException last = new IOException("last");
-		BackoffCall call = this.executor.start(this.policy, this.listener);
+		BackoffCall call = this.executor.start(this.policy, null, this.listener, null);
 		call.beginAttempt();
 		call.nextDelay(first);
 		call.beginAttempt();
@@ -74,7 +74,7 @@ class BackoffCallTests {
 	@Test
 	void aFailureThatIsNotRetryableGetsNoDelay() {
 		IllegalArgumentException failure = new IllegalArgumentException();
-		BackoffCall call = this.executor.start(this.policy, this.listener);
+		BackoffCall call = this.executor.start(this.policy, null, this.listener, null);
 		call.beginAttempt();
 		assertThat(call.nextDelay(failure)).isNull();
 		assertThat(call.getOutcome()).isEqualTo(Outcome.NOT_RETRYABLE);
@@ -85,7 +85,7 @@ class BackoffCallTests {
 	@Test
 	void onlyTheFirstEndIsReported() {
 		IOException failure = new IOException();
-		BackoffCall call = this.executor.start(this.policy, this.listener);
+		BackoffCall call = this.executor.start(this.policy, null, this.listener, null);
 		call.beginAttempt();
 		CancellationException cancellation = new CancellationException();
 		assertThat(call.interrupt(cancellation)).isTrue();
@@ -98,7 +98,7 @@ class BackoffCallTests {
 
 	@Test
 	void aFirstAttemptSuccessIsSuccess() {
-		BackoffCall call = this.executor.start(this.policy, this.listener);
+		BackoffCall call = this.executor.start(this.policy, null, this.listener, null);
 		call.beginAttempt();
 		call.succeed();
 		assertThat(this.listener.events()).containsExactly(new Success(Outcome.SUCCESS, 1));

@@ -14,14 +14,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The ceilings {@code min(maxDelay, baseDelay × multiplier^(n−1))} as {@link Ceilings} forms them
- * from cached powers: the same to the nanosecond for a sequence and for
- * {@link BackoffPolicy#ceiling(int)}, within one in a trillion of the exact power, never
- * decreasing, saturating, and cheap in memory for common policies.
+ * The ceilings {@code min(maxDelay, baseDelay × multiplier^(n−1))} of {@link BackoffSchedule}'s
+ * one formula: the same to the nanosecond for a sequence and for
+ * {@link BackoffSchedule#ceiling(int)}, within one in a trillion of the exact power, never
+ * decreasing, and saturating.
  */
 class BackoffCeilingTests {
 
-	/** Multipliers either side of where powers stop being products of chunk powers (1 + 2⁻⁴⁴). */
+	/** Multipliers barely above 1, where a power's rounding matters most. */
 	private static final double BELOW_CHUNKED = 1.0 + 0x1p-45;
 
 	private static final double CHUNKED = 1.0 + 0x1p-44;
@@ -37,11 +37,11 @@ class BackoffCeilingTests {
 	@ValueSource(doubles = { 1.0, BELOW_CHUNKED, CHUNKED, ABOVE_CHUNKED, SLOW, 1.001, 1.01, 1.1, 2.0, 10.0, 1e300 })
 	void noneDelaysMatchTheCeilingsForTenThousandRetries(double multiplier) {
 		BackoffPolicy policy = unlimited(Duration.ofMillis(100), multiplier, BackoffPolicy.MAX_DURATION);
-		BackoffDelays delays = policy.delays(new ScriptedRandom());
+		BackoffDelays delays = policy.getSchedule().delays(new ScriptedRandom());
 		List<String> mismatches = new ArrayList<>();
 		for (int retry = 1; retry <= 10_000; retry++) {
 			Duration delay = delays.next();
-			Duration ceiling = policy.ceiling(retry);
+			Duration ceiling = policy.getSchedule().ceiling(retry);
 			if (!delay.equals(ceiling)) {
 				mismatches.add("retry " + retry + ": " + delay + " but ceiling " + ceiling);
 			}
@@ -50,20 +50,19 @@ class BackoffCeilingTests {
 	}
 
 	@Test
-	void noneDelaysMatchTheCeilingsIntoTheFourthTableOfPowers() {
-		// 2²⁴ + 1000 retries: every chunk of the exponent is in use by the end.
+	void noneDelaysMatchTheCeilingsForSixteenMillionRetries() {
 		BackoffPolicy policy = unlimited(Duration.ofMillis(100), SLOW, BackoffPolicy.MAX_DURATION);
-		BackoffDelays delays = policy.delays(new ScriptedRandom());
+		BackoffDelays delays = policy.getSchedule().delays(new ScriptedRandom());
 		List<String> mismatches = new ArrayList<>();
 		for (int retry = 1; retry <= (1 << 24) + 1000; retry++) {
 			long delay = delays.nextNanos();
-			long ceiling = policy.ceilingNanos(retry);
+			long ceiling = policy.getSchedule().ceilingNanos(retry);
 			if (delay != ceiling && mismatches.size() < 10) {
 				mismatches.add("retry " + retry + ": " + delay + " but ceiling " + ceiling);
 			}
 		}
 		assertThat(mismatches).isEmpty();
-		assertThat(policy.ceiling(delays.retry()).toNanos()).isGreaterThan(policy.ceiling(1 << 24).toNanos());
+		assertThat(policy.getSchedule().ceiling(delays.retry()).toNanos()).isGreaterThan(policy.getSchedule().ceiling(1 << 24).toNanos());
 	}
 
 	@ParameterizedTest
@@ -74,7 +73,7 @@ class BackoffCeilingTests {
 			BackoffPolicy policy = unlimited(base, multiplier, BackoffPolicy.MAX_DURATION);
 			List<String> inexact = new ArrayList<>();
 			for (int retry : sampledRetries()) {
-				long ceiling = policy.ceilingNanos(retry);
+				long ceiling = policy.getSchedule().ceilingNanos(retry);
 				BigDecimal exact = exactCeiling(base.toNanos(), multiplier, retry - 1);
 				if (!withinOneInATrillion(ceiling, exact, Long.MAX_VALUE)) {
 					inexact.add("retry " + retry + ": " + ceiling + " for " + exact.toBigInteger());
@@ -93,8 +92,7 @@ class BackoffCeilingTests {
 		for (int retry = 1; retry < 100_000; retry++) {
 			checkOrder(policy, retry, decreases);
 		}
-		// Where a chunk of the exponent carries into the next, a product's factors all change:
-		// every carry of the lowest chunk up to 2²⁴, every carry of the second up to the last retry.
+		// A spread of retries up to the last.
 		for (int exponent = 255; exponent < 1 << 24; exponent += 256) {
 			checkOrder(policy, exponent + 1, decreases);
 		}
@@ -109,17 +107,17 @@ class BackoffCeilingTests {
 		for (double multiplier : new double[] { 1.01, 1.1, 1.2, 1.5, 1.7, 2.0, 3.0 }) {
 			BackoffPolicy policy = unlimited(Duration.ofMillis(100), multiplier, BackoffPolicy.MAX_DURATION);
 			for (int retry = 1; retry <= 256; retry++) {
-				assertThat(policy.ceilingNanos(retry)).as("%s at retry %d", multiplier, retry)
+				assertThat(policy.getSchedule().ceilingNanos(retry)).as("%s at retry %d", multiplier, retry)
 					.isEqualTo(powCeiling(100_000_000L, multiplier, retry, Long.MAX_VALUE));
 			}
 		}
 	}
 
 	@Test
-	void multipliersBelowOnePlusTwoToTheMinus44AreMathPowsAtAnyRetry() {
+	void multipliersBarelyAboveOneAreMathPowsAtAnyRetry() {
 		BackoffPolicy policy = unlimited(Duration.ofDays(1), BELOW_CHUNKED, BackoffPolicy.MAX_DURATION);
 		for (int retry : sampledRetries()) {
-			assertThat(policy.ceilingNanos(retry)).as("retry %d", retry)
+			assertThat(policy.getSchedule().ceilingNanos(retry)).as("retry %d", retry)
 				.isEqualTo(powCeiling(Duration.ofDays(1).toNanos(), BELOW_CHUNKED, retry, Long.MAX_VALUE));
 		}
 	}
@@ -133,7 +131,7 @@ class BackoffCeilingTests {
 		int capped = Integer.MAX_VALUE;
 		while (capped - below > 1) {
 			int middle = (below + capped) >>> 1;
-			if (policy.ceilingNanos(middle) == max) {
+			if (policy.getSchedule().ceilingNanos(middle) == max) {
 				capped = middle;
 			}
 			else {
@@ -141,56 +139,26 @@ class BackoffCeilingTests {
 			}
 		}
 		assertThat(capped).isBetween(130_000_000, 140_000_000);
-		assertThat(policy.ceilingNanos(capped - 1)).isLessThan(max);
-		assertThat(withinOneInATrillion(policy.ceilingNanos(capped - 1), exactCeiling(100_000_000L, SLOW, capped - 2),
+		assertThat(policy.getSchedule().ceilingNanos(capped - 1)).isLessThan(max);
+		assertThat(withinOneInATrillion(policy.getSchedule().ceilingNanos(capped - 1), exactCeiling(100_000_000L, SLOW, capped - 2),
 				max)).isTrue();
 		assertThat(exactCeiling(100_000_000L, SLOW, capped - 1))
 			.isGreaterThanOrEqualTo(BigDecimal.valueOf(max).multiply(BigDecimal.valueOf(1 - 1e-12)));
-		assertThat(policy.ceiling(capped + 1)).isEqualTo(Duration.ofDays(1));
-		assertThat(policy.ceiling(Integer.MAX_VALUE)).isEqualTo(Duration.ofDays(1));
+		assertThat(policy.getSchedule().ceiling(capped + 1)).isEqualTo(Duration.ofDays(1));
+		assertThat(policy.getSchedule().ceiling(Integer.MAX_VALUE)).isEqualTo(Duration.ofDays(1));
 	}
 
 	@Test
 	void slowGrowthUpToTheLongestDurationEndsThere() {
 		BackoffPolicy policy = unlimited(Duration.ofMillis(100), SLOW, BackoffPolicy.MAX_DURATION);
-		assertThat(policy.ceiling(300_000_000)).isEqualTo(BackoffPolicy.MAX_DURATION);
-		assertThat(policy.ceiling(Integer.MAX_VALUE)).isEqualTo(BackoffPolicy.MAX_DURATION);
-		assertThat(policy.ceiling(200_000_000)).isLessThan(BackoffPolicy.MAX_DURATION);
-	}
-
-	@Test
-	void ceilingsPastMaxAttemptsAreComputedWithoutTheirPowersCached() {
-		BackoffPolicy few = BackoffPolicy.builder()
-			.multiplier(SLOW)
-			.maxDelay(BackoffPolicy.MAX_DURATION)
-			.maxAttempts(3)
-			.build();
-		BackoffPolicy unlimited = few.toBuilder().maxAttempts(Integer.MAX_VALUE).build();
-		assertThat(few.cachedPowers()).isEqualTo(2);
-		for (int retry : sampledRetries()) {
-			assertThat(few.ceilingNanos(retry)).as("retry %d", retry).isEqualTo(unlimited.ceilingNanos(retry));
-		}
-	}
-
-	@Test
-	void commonPoliciesCacheAFewPowers() {
-		assertThat(BackoffPolicy.defaults().cachedPowers()).isEqualTo(2);
-		// Unlimited attempts: 100 ms reaches 20 s at the 9th retry.
-		assertThat(BackoffPolicy.builder().maxAttempts(Integer.MAX_VALUE).build().cachedPowers()).isEqualTo(8);
-		assertThat(BackoffPolicy.builder().maxAttempts(Integer.MAX_VALUE).multiplier(1.0).build().cachedPowers())
-			.isZero();
-	}
-
-	@ParameterizedTest
-	@ValueSource(doubles = { CHUNKED, SLOW, 1.001, 1.01, 1.1 })
-	void anyPolicyCachesAtMostFourTablesOfPowers(double multiplier) {
-		BackoffPolicy policy = unlimited(Duration.ofNanos(1), multiplier, BackoffPolicy.MAX_DURATION);
-		assertThat(policy.cachedPowers()).isLessThanOrEqualTo(256 + 2 * 256 + 128);
+		assertThat(policy.getSchedule().ceiling(300_000_000)).isEqualTo(BackoffPolicy.MAX_DURATION);
+		assertThat(policy.getSchedule().ceiling(Integer.MAX_VALUE)).isEqualTo(BackoffPolicy.MAX_DURATION);
+		assertThat(policy.getSchedule().ceiling(200_000_000)).isLessThan(BackoffPolicy.MAX_DURATION);
 	}
 
 	private static void checkOrder(BackoffPolicy policy, int retry, List<String> decreases) {
-		long ceiling = policy.ceilingNanos(retry);
-		long next = policy.ceilingNanos(retry + 1);
+		long ceiling = policy.getSchedule().ceilingNanos(retry);
+		long next = policy.getSchedule().ceilingNanos(retry + 1);
 		if (next < ceiling) {
 			decreases.add("retry " + retry + ": " + ceiling + ", then " + next);
 		}

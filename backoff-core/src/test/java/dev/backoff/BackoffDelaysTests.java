@@ -23,7 +23,7 @@ class BackoffDelaysTests {
 
 	@Test
 	void yieldsExactlyMaxAttemptsMinusOneDelays() {
-		BackoffDelays delays = policy(4).delays(new SplittableRandom(1));
+		BackoffDelays delays = policy(4).getSchedule().delays(new SplittableRandom(1));
 		List<Duration> taken = new ArrayList<>();
 		while (delays.hasNext()) {
 			taken.add(delays.next());
@@ -34,30 +34,30 @@ class BackoffDelaysTests {
 
 	@Test
 	void throwsNoSuchElementExceptionAfterTheLastDelay() {
-		BackoffDelays delays = policy(3).delays(new SplittableRandom(1));
+		BackoffDelays delays = policy(3).getSchedule().delays(new SplittableRandom(1));
 		delays.next();
 		delays.next();
 		assertThatExceptionOfType(NoSuchElementException.class).isThrownBy(delays::next)
-			.withMessageStartingWith("All 2 retries of BackoffPolicy[maxAttempts=3");
+			.withMessageStartingWith("All 2 retries of BackoffSchedule[maxAttempts=3");
 	}
 
 	@Test
 	void nextNanosAlsoThrowsAfterTheLastDelay() {
-		BackoffDelays delays = policy(2).delays(new SplittableRandom(1));
+		BackoffDelays delays = policy(2).getSchedule().delays(new SplittableRandom(1));
 		delays.nextNanos();
 		assertThatExceptionOfType(NoSuchElementException.class).isThrownBy(delays::nextNanos);
 	}
 
 	@Test
 	void aSingleAttemptHasNoDelays() {
-		BackoffDelays delays = policy(1).delays(new SplittableRandom(1));
+		BackoffDelays delays = policy(1).getSchedule().delays(new SplittableRandom(1));
 		assertThat(delays.hasNext()).isFalse();
 		assertThat(delays.stream()).isEmpty();
 	}
 
 	@Test
 	void retryCountsTheDelaysTaken() {
-		BackoffDelays delays = policy(5).delays(new SplittableRandom(1));
+		BackoffDelays delays = policy(5).getSchedule().delays(new SplittableRandom(1));
 		assertThat(delays.retry()).isZero();
 		delays.next();
 		delays.nextNanos();
@@ -67,8 +67,8 @@ class BackoffDelaysTests {
 	@Test
 	void nextAndNextNanosAgree() {
 		BackoffPolicy policy = policy(4);
-		BackoffDelays asDurations = policy.delays(new SplittableRandom(7));
-		BackoffDelays asNanos = policy.delays(new SplittableRandom(7));
+		BackoffDelays asDurations = policy.getSchedule().delays(new SplittableRandom(7));
+		BackoffDelays asNanos = policy.getSchedule().delays(new SplittableRandom(7));
 		for (int i = 0; i < 3; i++) {
 			assertThat(asDurations.next()).isEqualTo(Duration.ofNanos(asNanos.nextNanos()));
 		}
@@ -78,14 +78,14 @@ class BackoffDelaysTests {
 	void streamYieldsTheSameDelaysAsTheIterator() {
 		BackoffPolicy policy = policy(6);
 		List<Duration> iterated = new ArrayList<>();
-		policy.delays(new SplittableRandom(3)).forEachRemaining(iterated::add);
-		assertThat(policy.delays(new SplittableRandom(3)).stream()).hasSize(5).containsExactlyElementsOf(iterated);
+		policy.getSchedule().delays(new SplittableRandom(3)).forEachRemaining(iterated::add);
+		assertThat(policy.getSchedule().delays(new SplittableRandom(3)).stream()).hasSize(5).containsExactlyElementsOf(iterated);
 	}
 
 	@Test
 	void streamIsLazy() {
 		ScriptedRandom random = new ScriptedRandom(0.5, 0.5);
-		BackoffDelays delays = policy(10).delays(random);
+		BackoffDelays delays = policy(10).getSchedule().delays(random);
 		Stream<Duration> stream = delays.stream().map((delay) -> delay.multipliedBy(2));
 		assertThat(random.draws()).isZero();
 		assertThat(stream.limit(2)).hasSize(2);
@@ -95,7 +95,7 @@ class BackoffDelaysTests {
 
 	@Test
 	void streamContinuesFromWhereTheSequenceIs() {
-		BackoffDelays delays = policy(6).delays(new SplittableRandom(1));
+		BackoffDelays delays = policy(6).getSchedule().delays(new SplittableRandom(1));
 		delays.next();
 		delays.next();
 		Spliterator<Duration> spliterator = delays.stream().spliterator();
@@ -107,16 +107,16 @@ class BackoffDelaysTests {
 	@Test
 	void unlimitedAttemptsDrawThousandsOfDelays() {
 		BackoffPolicy policy = BackoffPolicy.builder().maxAttempts(Integer.MAX_VALUE).build();
-		BackoffDelays delays = policy.delays(new SplittableRandom(1));
+		BackoffDelays delays = policy.getSchedule().delays(new SplittableRandom(1));
 		assertThat(delays.stream().limit(5_000)).hasSize(5_000)
-			.allSatisfy((delay) -> assertThat(delay).isBetween(Duration.ZERO, policy.getMaxDelay()));
+			.allSatisfy((delay) -> assertThat(delay).isBetween(Duration.ZERO, policy.getSchedule().getMaxDelay()));
 		assertThat(delays.retry()).isEqualTo(5_000);
 		assertThat(delays.hasNext()).isTrue();
 	}
 
 	@Test
 	void unlimitedAttemptsGiveAStreamOfUnknownSize() {
-		BackoffDelays delays = BackoffPolicy.builder().maxAttempts(Integer.MAX_VALUE).build().delays();
+		BackoffDelays delays = BackoffPolicy.builder().maxAttempts(Integer.MAX_VALUE).build().getSchedule().delays();
 		assertThat(delays.stream().spliterator().getExactSizeIfKnown()).isEqualTo(-1);
 	}
 
@@ -130,11 +130,11 @@ class BackoffDelaysTests {
 			.jitter(Jitter.NONE)
 			.maxAttempts(1_000)
 			.build();
-		BackoffDelays delays = policy.delays(new ScriptedRandom());
+		BackoffDelays delays = policy.getSchedule().delays(new ScriptedRandom());
 		List<String> mismatches = new ArrayList<>();
 		while (delays.hasNext()) {
 			Duration delay = delays.next();
-			Duration ceiling = policy.ceiling(delays.retry());
+			Duration ceiling = policy.getSchedule().ceiling(delays.retry());
 			if (!delay.equals(ceiling)) {
 				mismatches.add("retry " + delays.retry() + ": " + delay + " but ceiling " + ceiling);
 			}
@@ -145,10 +145,10 @@ class BackoffDelaysTests {
 	@Test
 	void eachCallToDelaysStartsAFreshSequence() {
 		BackoffPolicy policy = BackoffPolicy.builder().jitter(Jitter.DECORRELATED).maxAttempts(10).build();
-		BackoffDelays first = policy.delays(new ScriptedRandom(0.5, 0.5, 0.5));
+		BackoffDelays first = policy.getSchedule().delays(new ScriptedRandom(0.5, 0.5, 0.5));
 		first.next();
 		first.next();
-		BackoffDelays second = policy.delays(new ScriptedRandom(0.5));
+		BackoffDelays second = policy.getSchedule().delays(new ScriptedRandom(0.5));
 		assertThat(second.retry()).isZero();
 		// uniform(100ms, 300ms) from the base delay, not from the first sequence's state.
 		assertThat(second.next()).isEqualTo(Duration.ofMillis(200));

@@ -167,7 +167,7 @@ class BackoffExecutorAsyncTests {
 			}
 		};
 		ScriptedTask<String> task = ScriptedTask.of(new IOException());
-		CompletableFuture<String> future = this.executor.executeAsync(policy(5),
+		CompletableFuture<String> future = this.executor.executeAsync(policy(5), null,
 				BackoffListener.composite(List.of(this.listener, cancelling)), stages(task), this.scheduler);
 		call.set(future);
 		this.scheduler.runNext();
@@ -302,7 +302,7 @@ class BackoffExecutorAsyncTests {
 	}
 
 	private <T> CompletableFuture<T> execute(BackoffPolicy policy, Supplier<? extends CompletionStage<T>> task) {
-		return this.executor.executeAsync(policy, this.listener, task, this.scheduler);
+		return this.executor.executeAsync(policy, null, this.listener, task, this.scheduler);
 	}
 
 	/** @return a supplier of stages completed (or failed) as the task's script says */

@@ -110,7 +110,7 @@ class BackoffExecutorTests {
 	void executeThrowsAnErrorAsItIsWithoutRetrying() {
 		StackOverflowError failure = new StackOverflowError();
 		ScriptedTask<String> task = ScriptedTask.of(failure);
-		Throwable thrown = catchThrowable(() -> this.executor.execute(policy(3), this.listener, task));
+		Throwable thrown = catchThrowable(() -> this.executor.execute(policy(3), null, this.listener, task));
 		assertThat(thrown).isSameAs(failure);
 		assertThat(task.calls()).isEqualTo(1);
 		assertThat(this.listener.events()).containsExactly(new Failure(Outcome.NOT_RETRYABLE, 1, failure));
@@ -243,7 +243,7 @@ class BackoffExecutorTests {
 			this.clock.advance(millis(300));
 			return script.run();
 		};
-		catchThrowable(() -> this.executor.execute(policy, this.listener, slow));
+		catchThrowable(() -> this.executor.execute(policy, null, this.listener, slow));
 		// Attempts end at 300, 700 and 1100ms: the third wait would start past the budget.
 		assertThat(this.sleeper.sleeps()).containsExactly(millis(100), millis(100));
 		assertThat(script.calls()).isEqualTo(3);
@@ -330,7 +330,7 @@ class BackoffExecutorTests {
 	void recordedSleepsEqualTheListenersDelaysAndTheSeededSequence() {
 		BackoffPolicy policy = BackoffPolicy.builder().jitter(Jitter.FULL).maxAttempts(6).build();
 		catchThrowable(() -> this.executor.call(policy, ScriptedTask.of(new IOException()).callable()));
-		List<Duration> expected = policy.delays(new SplittableRandom(SEED)).stream().toList();
+		List<Duration> expected = policy.getSchedule().delays(new SplittableRandom(SEED)).stream().toList();
 		assertThat(this.sleeper.sleeps()).hasSize(5).isEqualTo(this.listener.delays()).isEqualTo(expected);
 	}
 
@@ -364,7 +364,7 @@ class BackoffExecutorTests {
 	@Test
 	void executeReportsToTheGivenListenerOnly() throws Throwable {
 		RecordingListener other = new RecordingListener();
-		this.executor.execute(policy(3), other, ScriptedTask.of(new IOException(), "ok"));
+		this.executor.execute(policy(3), null, other, ScriptedTask.of(new IOException(), "ok"));
 		assertThat(other.ends()).containsExactly(new Success(Outcome.SUCCESS_AFTER_RETRY, 2));
 		assertThat(this.listener.events()).isEmpty();
 	}

@@ -36,32 +36,32 @@ class BackoffOverflowTests {
 	@Test
 	void tenThousandRetriesWithoutJitterEndAtMaxDelay() {
 		BackoffPolicy policy = dayTimesTen(Jitter.NONE, BackoffPolicy.MAX_DURATION);
-		assertThat(policy.delays().stream().reduce((first, second) -> second)).hasValue(BackoffPolicy.MAX_DURATION);
+		assertThat(policy.getSchedule().delays().stream().reduce((first, second) -> second)).hasValue(BackoffPolicy.MAX_DURATION);
 	}
 
 	@Test
 	void ceilingOfTheLastPossibleRetryIsMaxDelay() {
 		BackoffPolicy policy = BackoffPolicy.defaults();
-		assertThat(policy.ceiling(Integer.MAX_VALUE)).isEqualTo(policy.getMaxDelay());
+		assertThat(policy.getSchedule().ceiling(Integer.MAX_VALUE)).isEqualTo(policy.getSchedule().getMaxDelay());
 	}
 
 	@Test
 	void ceilingOfTheLastPossibleRetryIsTheLongestDurationWhenThatIsTheCap() {
 		BackoffPolicy policy = BackoffPolicy.builder().maxDelay(BackoffPolicy.MAX_DURATION).build();
-		assertThat(policy.ceiling(Integer.MAX_VALUE)).isEqualTo(BackoffPolicy.MAX_DURATION);
+		assertThat(policy.getSchedule().ceiling(Integer.MAX_VALUE)).isEqualTo(BackoffPolicy.MAX_DURATION);
 	}
 
 	@Test
 	void ceilingOfTheLastPossibleRetryWithMultiplierOneIsBaseDelay() {
 		BackoffPolicy policy = BackoffPolicy.builder().multiplier(1.0).build();
-		assertThat(policy.ceiling(Integer.MAX_VALUE)).isEqualTo(policy.getBaseDelay());
+		assertThat(policy.getSchedule().ceiling(Integer.MAX_VALUE)).isEqualTo(policy.getSchedule().getBaseDelay());
 	}
 
 	@Test
 	void ceilingOfTheLastPossibleRetryWithZeroBaseDelayIsZero() {
 		// 0 × 2^(2^31) is 0 × infinity, NaN in floating point.
 		BackoffPolicy policy = BackoffPolicy.builder().baseDelay(Duration.ZERO).build();
-		assertThat(policy.ceiling(Integer.MAX_VALUE)).isZero();
+		assertThat(policy.getSchedule().ceiling(Integer.MAX_VALUE)).isZero();
 	}
 
 	@ParameterizedTest
@@ -79,17 +79,17 @@ class BackoffOverflowTests {
 	@Test
 	void hugeMultiplierCeilingsJumpToMaxDelay() {
 		BackoffPolicy policy = BackoffPolicy.builder().multiplier(1e300).build();
-		assertThat(policy.ceiling(1)).isEqualTo(policy.getBaseDelay());
-		assertThat(policy.ceiling(2)).isEqualTo(policy.getMaxDelay());
+		assertThat(policy.getSchedule().ceiling(1)).isEqualTo(policy.getSchedule().getBaseDelay());
+		assertThat(policy.getSchedule().ceiling(2)).isEqualTo(policy.getSchedule().getMaxDelay());
 		// 1e300 squared is infinite.
-		assertThat(policy.ceiling(3)).isEqualTo(policy.getMaxDelay());
+		assertThat(policy.getSchedule().ceiling(3)).isEqualTo(policy.getSchedule().getMaxDelay());
 	}
 
 	@Test
 	void hugeMultiplierGivesAFiniteWorstCase() {
 		BackoffPolicy policy = BackoffPolicy.builder().multiplier(1e300).maxAttempts(4).build();
 		// 100ms, then 20s twice.
-		assertThat(policy.worstCaseTotalDelay()).isEqualTo(Duration.ofMillis(40_100));
+		assertThat(policy.getSchedule().worstCaseTotalDelay()).isEqualTo(Duration.ofMillis(40_100));
 	}
 
 	@ParameterizedTest
@@ -115,7 +115,7 @@ class BackoffOverflowTests {
 			.baseDelay(Duration.ofDays(1))
 			.maxDelay(BackoffPolicy.MAX_DURATION)
 			.build();
-		assertThat(policy.worstCaseTotalDelay()).isEqualTo(BackoffPolicy.MAX_DURATION);
+		assertThat(policy.getSchedule().worstCaseTotalDelay()).isEqualTo(BackoffPolicy.MAX_DURATION);
 	}
 
 	private static BackoffPolicy dayTimesTen(Jitter jitter, Duration maxDelay) {
@@ -130,8 +130,8 @@ class BackoffOverflowTests {
 
 	/** @return every delay of the whole sequence that is negative or above maxDelay */
 	private static List<String> outOfBounds(BackoffPolicy policy) {
-		long max = policy.getMaxDelay().toNanos();
-		BackoffDelays delays = policy.delays(new SplittableRandom(42));
+		long max = policy.getSchedule().getMaxDelay().toNanos();
+		BackoffDelays delays = policy.getSchedule().delays(new SplittableRandom(42));
 		List<String> outOfBounds = new ArrayList<>();
 		while (delays.hasNext()) {
 			long delay = delays.nextNanos();
@@ -139,7 +139,7 @@ class BackoffOverflowTests {
 				outOfBounds.add("retry " + delays.retry() + ": " + delay);
 			}
 		}
-		assertThat(delays.retry()).isEqualTo(policy.getMaxRetries());
+		assertThat(delays.retry()).isEqualTo(policy.getSchedule().getMaxRetries());
 		return outOfBounds;
 	}
 

@@ -3,6 +3,7 @@ package dev.backoff;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -38,11 +39,11 @@ class BackoffOverloadTests {
 	@Test
 	void aSpentBudgetEndsTheCallAsBudgetExhaustedWithTheOriginalException() {
 		RetryBudget budget = RetryBudget.of(4, 0.5);
-		BackoffPolicy policy = TestPolicies.doublingFrom100ms(5).toBuilder().budget(budget).build();
+		BackoffPolicy policy = TestPolicies.doublingFrom100ms(5);
 		IOException failure = new IOException("down");
 		ScriptedTask<String> task = ScriptedTask.of(failure);
 		// 4 tokens: the first failure leaves 3 (> 2, retry), the second leaves 2 (not > 2, stop).
-		Throwable thrown = catchThrowable(() -> this.executor.call(policy, task.callable()));
+		Throwable thrown = catchThrowable(() -> call(policy, budget, task.callable()));
 		assertThat(thrown).isSameAs(failure);
 		assertThat(task.calls()).isEqualTo(2);
 		assertThat(this.listener.ends()).containsExactly(new Failure(Outcome.BUDGET_EXHAUSTED, 2, failure));
@@ -52,11 +53,11 @@ class BackoffOverloadTests {
 	@Test
 	void onceSpentTheBudgetLetsEachLaterCallMakeOneAttempt() {
 		RetryBudget budget = RetryBudget.of(10, 0.1);
-		BackoffPolicy policy = TestPolicies.doublingFrom100ms(3).toBuilder().budget(budget).build();
+		BackoffPolicy policy = TestPolicies.doublingFrom100ms(3);
 		AtomicInteger attempts = new AtomicInteger();
 		int calls = 100;
 		for (int i = 0; i < calls; i++) {
-			catchThrowable(() -> this.executor.call(policy, () -> {
+			catchThrowable(() -> call(policy, budget, () -> {
 				attempts.incrementAndGet();
 				throw new IOException("down");
 			}));
@@ -68,22 +69,22 @@ class BackoffOverloadTests {
 	}
 
 	@Test
-	void successesRefillTheBudgetAndRetriesResume() throws Exception {
+	void successesRefillTheBudgetAndRetriesResume() throws Throwable {
 		RetryBudget budget = RetryBudget.of(10, 0.1);
-		BackoffPolicy policy = TestPolicies.doublingFrom100ms(3).toBuilder().budget(budget).build();
+		BackoffPolicy policy = TestPolicies.doublingFrom100ms(3);
 		for (int i = 0; i < 20; i++) {
-			catchThrowable(() -> this.executor.call(policy, ScriptedTask.of(new IOException()).callable()));
+			catchThrowable(() -> call(policy, budget, ScriptedTask.of(new IOException()).callable()));
 		}
 		assertThat(budget.getTokens()).isZero();
 		int successes = 0;
 		while (!budget.allowsRetries()) {
-			this.executor.call(policy, () -> "ok");
+			call(policy, budget, () -> "ok");
 			successes++;
 		}
 		// A failure must leave more than 5 tokens: 6.1 after 61 successes.
 		assertThat(successes).isEqualTo(61);
 		ScriptedTask<String> task = ScriptedTask.of(new IOException(), "ok");
-		assertThat(this.executor.call(policy, task.callable())).isEqualTo("ok");
+		assertThat(call(policy, budget, task.callable())).isEqualTo("ok");
 		assertThat(task.calls()).isEqualTo(2);
 	}
 
@@ -93,26 +94,18 @@ class BackoffOverloadTests {
 		BackoffPolicy policy = TestPolicies.doublingFrom100ms(3)
 			.toBuilder()
 			.abortOn(IllegalArgumentException.class)
-			.budget(budget)
 			.build();
-		catchThrowable(() -> this.executor.call(policy, ScriptedTask.of(new IllegalArgumentException()).callable()));
+		catchThrowable(() -> call(policy, budget, ScriptedTask.of(new IllegalArgumentException()).callable()));
 		assertThat(budget.getTokens()).isEqualTo(10.0);
-	}
-
-	@Test
-	void aPolicyDerivedWithToBuilderSharesTheBudget() {
-		RetryBudget budget = RetryBudget.defaults();
-		BackoffPolicy policy = BackoffPolicy.builder().budget(budget).build();
-		assertThat(policy.toBuilder().maxAttempts(7).build().getBudget()).isSameAs(budget);
 	}
 
 	@Test
 	void theAsyncPathDrawsOnTheBudgetToo() {
 		ManualScheduler scheduler = new ManualScheduler(this.clock);
 		RetryBudget budget = RetryBudget.of(4, 0.5);
-		BackoffPolicy policy = TestPolicies.doublingFrom100ms(5).toBuilder().budget(budget).build();
+		BackoffPolicy policy = TestPolicies.doublingFrom100ms(5);
 		IOException failure = new IOException();
-		CompletableFuture<String> result = this.executor.executeAsync(policy,
+		CompletableFuture<String> result = this.executor.executeAsync(policy, budget, this.listener,
 				() -> CompletableFuture.failedFuture(failure), scheduler);
 		scheduler.runAll();
 		assertThat(result).isCompletedExceptionally();
@@ -275,7 +268,7 @@ class BackoffOverloadTests {
 			throw new IOException();
 		}));
 		this.executor.call(policy, () -> "ok");
-		assertThat(this.executor.start(policy, BackoffListener.NONE).isNested()).isFalse();
+		assertThat(this.executor.start(policy, null, BackoffListener.NONE, null).isNested()).isFalse();
 		ScriptedTask<String> task = ScriptedTask.of(new IOException(), "ok");
 		this.executor.call(policy, task.callable());
 		assertThat(task.calls()).isEqualTo(2);
@@ -285,8 +278,8 @@ class BackoffOverloadTests {
 	void aCallStartedInsideAnAttemptKnowsItIsNested() throws Exception {
 		BackoffPolicy policy = BackoffPolicy.builder().build();
 		List<Boolean> nested = new java.util.ArrayList<>();
-		this.executor.call(policy, () -> nested.add(this.executor.start(policy, BackoffListener.NONE).isNested()));
-		nested.add(this.executor.start(policy, BackoffListener.NONE, policy).isNested());
+		this.executor.call(policy, () -> nested.add(this.executor.start(policy, null, BackoffListener.NONE, null).isNested()));
+		nested.add(this.executor.start(policy, null, BackoffListener.NONE, policy).isNested());
 		assertThat(nested).containsExactly(true, true);
 	}
 
@@ -341,6 +334,10 @@ class BackoffOverloadTests {
 			return this.retryAfter;
 		}
 
+	}
+
+	private <T> T call(BackoffPolicy policy, RetryBudget budget, Callable<T> callable) throws Throwable {
+		return this.executor.execute(policy, budget, this.listener, callable::call);
 	}
 
 }

@@ -17,68 +17,68 @@ class BackoffPolicyClassificationTests {
 	@Test
 	void byDefaultEveryExceptionIsRetried() {
 		BackoffPolicy policy = BackoffPolicy.defaults();
-		assertThat(policy.isRetryable(new IOException())).isTrue();
-		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
-		assertThat(policy.isRetryable(new InterruptedException())).isTrue();
+		assertThat(policy.getRules().isRetryable(new IOException())).isTrue();
+		assertThat(policy.getRules().isRetryable(new IllegalStateException())).isTrue();
+		assertThat(policy.getRules().isRetryable(new InterruptedException())).isTrue();
 	}
 
 	@Test
 	void byDefaultErrorsAreNotRetried() {
 		BackoffPolicy policy = BackoffPolicy.defaults();
-		assertThat(policy.isRetryable(new OutOfMemoryError())).isFalse();
-		assertThat(policy.isRetryable(new AssertionError())).isFalse();
+		assertThat(policy.getRules().isRetryable(new OutOfMemoryError())).isFalse();
+		assertThat(policy.getRules().isRetryable(new AssertionError())).isFalse();
 	}
 
 	@Test
 	void byDefaultAThrowableThatIsNeitherExceptionNorErrorIsNotRetried() {
-		assertThat(BackoffPolicy.defaults().isRetryable(new Throwable())).isFalse();
+		assertThat(BackoffPolicy.defaults().getRules().isRetryable(new Throwable())).isFalse();
 	}
 
 	@Test
 	void byDefaultAnErrorCausedByAnExceptionIsNotRetried() {
-		assertThat(BackoffPolicy.defaults().isRetryable(new ExceptionInInitializerError(new IOException()))).isFalse();
+		assertThat(BackoffPolicy.defaults().getRules().isRetryable(new ExceptionInInitializerError(new IOException()))).isFalse();
 	}
 
 	@Test
 	void retryOnMatchesTheFailureAndItsSubclasses() {
 		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).build();
-		assertThat(policy.isRetryable(new IOException())).isTrue();
-		assertThat(policy.isRetryable(new FileNotFoundException())).isTrue();
+		assertThat(policy.getRules().isRetryable(new IOException())).isTrue();
+		assertThat(policy.getRules().isRetryable(new FileNotFoundException())).isTrue();
 	}
 
 	@Test
 	void retryOnRetriesNothingElse() {
 		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).build();
-		assertThat(policy.isRetryable(new IllegalStateException())).isFalse();
-		assertThat(policy.isRetryable(new Exception())).isFalse();
+		assertThat(policy.getRules().isRetryable(new IllegalStateException())).isFalse();
+		assertThat(policy.getRules().isRetryable(new Exception())).isFalse();
 	}
 
 	@Test
 	void retryOnMatchesAnywhereInTheCauseChain() {
 		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).build();
 		Throwable wrapped = new IllegalStateException("outer", new RuntimeException("middle", new IOException("root")));
-		assertThat(policy.isRetryable(wrapped)).isTrue();
+		assertThat(policy.getRules().isRetryable(wrapped)).isTrue();
 	}
 
 	@Test
 	void retryOnCanNameAnError() {
 		BackoffPolicy policy = BackoffPolicy.builder().retryOn(TransientError.class).build();
-		assertThat(policy.isRetryable(new TransientError())).isTrue();
-		assertThat(policy.isRetryable(new RuntimeException(new TransientError()))).isTrue();
+		assertThat(policy.getRules().isRetryable(new TransientError())).isTrue();
+		assertThat(policy.getRules().isRetryable(new RuntimeException(new TransientError()))).isTrue();
 	}
 
 	@Test
 	void abortOnStopsAFailureThatIsOtherwiseRetried() {
 		BackoffPolicy policy = BackoffPolicy.builder().abortOn(IllegalArgumentException.class).build();
-		assertThat(policy.isRetryable(new IllegalArgumentException())).isFalse();
-		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
+		assertThat(policy.getRules().isRetryable(new IllegalArgumentException())).isFalse();
+		assertThat(policy.getRules().isRetryable(new IllegalStateException())).isTrue();
 	}
 
 	@Test
 	void abortOnMatchesAnywhereInTheCauseChain() {
 		BackoffPolicy policy = BackoffPolicy.builder().abortOn(FileNotFoundException.class).build();
 		Throwable wrapped = new UncheckedIOException(new FileNotFoundException("gone"));
-		assertThat(policy.isRetryable(wrapped)).isFalse();
+		assertThat(policy.getRules().isRetryable(wrapped)).isFalse();
 	}
 
 	@Test
@@ -87,8 +87,8 @@ class BackoffPolicyClassificationTests {
 			.retryOn(IOException.class)
 			.abortOn(FileNotFoundException.class)
 			.build();
-		assertThat(policy.isRetryable(new FileNotFoundException())).isFalse();
-		assertThat(policy.isRetryable(new IOException())).isTrue();
+		assertThat(policy.getRules().isRetryable(new FileNotFoundException())).isFalse();
+		assertThat(policy.getRules().isRetryable(new IOException())).isTrue();
 	}
 
 	@Test
@@ -97,13 +97,13 @@ class BackoffPolicyClassificationTests {
 			.retryOn(IOException.class)
 			.abortOn(SecurityException.class)
 			.build();
-		assertThat(policy.isRetryable(new IOException("denied", new SecurityException()))).isFalse();
+		assertThat(policy.getRules().isRetryable(new IOException("denied", new SecurityException()))).isFalse();
 	}
 
 	@Test
 	void aCauseCycleWithoutAMatchDoesNotHang() {
 		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).abortOn(SecurityException.class).build();
-		assertThat(policy.isRetryable(cycle())).isFalse();
+		assertThat(policy.getRules().isRetryable(cycle())).isFalse();
 	}
 
 	@Test
@@ -112,14 +112,14 @@ class BackoffPolicyClassificationTests {
 		IOException second = new IOException("second", first);
 		first.initCause(second);
 		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).build();
-		assertThat(policy.isRetryable(first)).isTrue();
+		assertThat(policy.getRules().isRetryable(first)).isTrue();
 	}
 
 	@Test
 	void aCauseCycleDoesNotHangTheAbortCheck() {
 		BackoffPolicy policy = BackoffPolicy.builder().abortOn(SecurityException.class).build();
 		// Not aborted, so the default applies: a RuntimeException is retried.
-		assertThat(policy.isRetryable(cycle())).isTrue();
+		assertThat(policy.getRules().isRetryable(cycle())).isTrue();
 	}
 
 	/** @return a failure whose cause is a failure whose cause is the first */
@@ -136,9 +136,9 @@ class BackoffPolicyClassificationTests {
 		BackoffPolicy policy = BackoffPolicy.builder()
 			.retryableByDefault((failure) -> !(failure instanceof FileNotFoundException))
 			.build();
-		assertThat(policy.isRetryable(new IOException())).isTrue();
-		assertThat(policy.isRetryable(new FileNotFoundException())).isFalse();
-		assertThat(policy.toBuilder().build().isRetryable(new FileNotFoundException())).isFalse();
+		assertThat(policy.getRules().isRetryable(new IOException())).isTrue();
+		assertThat(policy.getRules().isRetryable(new FileNotFoundException())).isFalse();
+		assertThat(policy.toBuilder().build().getRules().isRetryable(new FileNotFoundException())).isFalse();
 	}
 
 	@Test
@@ -147,13 +147,13 @@ class BackoffPolicyClassificationTests {
 			.retryableByDefault((failure) -> false)
 			.retryOn(FileNotFoundException.class)
 			.build();
-		assertThat(retryOn.isRetryable(new FileNotFoundException())).isTrue();
+		assertThat(retryOn.getRules().isRetryable(new FileNotFoundException())).isTrue();
 		BackoffPolicy abortOn = BackoffPolicy.builder()
 			.retryableByDefault((failure) -> true)
 			.abortOn(FileNotFoundException.class)
 			.build();
-		assertThat(abortOn.isRetryable(new FileNotFoundException())).isFalse();
-		assertThat(abortOn.isRetryable(new IOException())).isTrue();
+		assertThat(abortOn.getRules().isRetryable(new FileNotFoundException())).isFalse();
+		assertThat(abortOn.getRules().isRetryable(new IOException())).isTrue();
 	}
 
 	static class TransientError extends Error {

@@ -21,15 +21,15 @@ class BackoffPolicyTests {
 	@Test
 	void builderStartsFromTheDefaultConstants() {
 		BackoffPolicy policy = BackoffPolicy.builder().build();
-		assertThat(policy.getMaxAttempts()).isEqualTo(BackoffPolicy.DEFAULT_MAX_ATTEMPTS).isEqualTo(3);
-		assertThat(policy.getBaseDelay()).isEqualTo(BackoffPolicy.DEFAULT_BASE_DELAY).isEqualTo(Duration.ofMillis(100));
-		assertThat(policy.getMultiplier()).isEqualTo(BackoffPolicy.DEFAULT_MULTIPLIER).isEqualTo(2.0);
-		assertThat(policy.getMaxDelay()).isEqualTo(BackoffPolicy.DEFAULT_MAX_DELAY).isEqualTo(Duration.ofSeconds(20));
-		assertThat(policy.getJitter()).isEqualTo(BackoffPolicy.DEFAULT_JITTER).isEqualTo(Jitter.FULL);
-		assertThat(policy.getMaxElapsed()).isNull();
-		assertThat(policy.getRetryOn()).isEmpty();
-		assertThat(policy.getAbortOn()).isEmpty();
-		assertThat(policy.getRetryIfResult()).isNull();
+		assertThat(policy.getSchedule().getMaxAttempts()).isEqualTo(BackoffPolicy.DEFAULT_MAX_ATTEMPTS).isEqualTo(3);
+		assertThat(policy.getSchedule().getBaseDelay()).isEqualTo(BackoffPolicy.DEFAULT_BASE_DELAY).isEqualTo(Duration.ofMillis(100));
+		assertThat(policy.getSchedule().getMultiplier()).isEqualTo(BackoffPolicy.DEFAULT_MULTIPLIER).isEqualTo(2.0);
+		assertThat(policy.getSchedule().getMaxDelay()).isEqualTo(BackoffPolicy.DEFAULT_MAX_DELAY).isEqualTo(Duration.ofSeconds(20));
+		assertThat(policy.getSchedule().getJitter()).isEqualTo(BackoffPolicy.DEFAULT_JITTER).isEqualTo(Jitter.FULL);
+		assertThat(policy.getRules().getMaxElapsed()).isNull();
+		assertThat(policy.getRules().getRetryOn()).isEmpty();
+		assertThat(policy.getRules().getAbortOn()).isEmpty();
+		assertThat(policy.getRules().getRetryIfResult()).isNull();
 	}
 
 	@Test
@@ -50,15 +50,15 @@ class BackoffPolicyTests {
 	void toBuilderRoundTripsEverySetting() {
 		BackoffPolicy policy = everySetting();
 		BackoffPolicy copy = policy.toBuilder().build();
-		assertThat(copy.getMaxAttempts()).isEqualTo(7);
-		assertThat(copy.getBaseDelay()).isEqualTo(Duration.ofMillis(250));
-		assertThat(copy.getMaxDelay()).isEqualTo(Duration.ofSeconds(5));
-		assertThat(copy.getMultiplier()).isEqualTo(1.5);
-		assertThat(copy.getJitter()).isEqualTo(Jitter.EQUAL);
-		assertThat(copy.getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
-		assertThat(copy.getRetryOn()).containsExactly(IOException.class);
-		assertThat(copy.getAbortOn()).containsExactly(FileNotFoundException.class);
-		assertThat(copy.getRetryIfResult()).isSameAs(policy.getRetryIfResult());
+		assertThat(copy.getSchedule().getMaxAttempts()).isEqualTo(7);
+		assertThat(copy.getSchedule().getBaseDelay()).isEqualTo(Duration.ofMillis(250));
+		assertThat(copy.getSchedule().getMaxDelay()).isEqualTo(Duration.ofSeconds(5));
+		assertThat(copy.getSchedule().getMultiplier()).isEqualTo(1.5);
+		assertThat(copy.getSchedule().getJitter()).isEqualTo(Jitter.EQUAL);
+		assertThat(copy.getRules().getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(copy.getRules().getRetryOn()).containsExactly(IOException.class);
+		assertThat(copy.getRules().getAbortOn()).containsExactly(FileNotFoundException.class);
+		assertThat(copy.getRules().getRetryIfResult()).isSameAs(policy.getRules().getRetryIfResult());
 		assertThat(copy).hasToString(policy.toString());
 	}
 
@@ -66,60 +66,60 @@ class BackoffPolicyTests {
 	void toBuilderLeavesTheOriginalUnchanged() {
 		BackoffPolicy policy = everySetting();
 		policy.toBuilder().maxAttempts(2).retryOn(IllegalStateException.class).abortOn().retryIfResult(null).build();
-		assertThat(policy.getMaxAttempts()).isEqualTo(7);
-		assertThat(policy.getRetryOn()).containsExactly(IOException.class);
-		assertThat(policy.getAbortOn()).containsExactly(FileNotFoundException.class);
-		assertThat(policy.getRetryIfResult()).isNotNull();
+		assertThat(policy.getSchedule().getMaxAttempts()).isEqualTo(7);
+		assertThat(policy.getRules().getRetryOn()).containsExactly(IOException.class);
+		assertThat(policy.getRules().getAbortOn()).containsExactly(FileNotFoundException.class);
+		assertThat(policy.getRules().getRetryIfResult()).isNotNull();
 	}
 
 	@Test
 	void retryOnReplacesTheTypesGivenBefore() {
 		BackoffPolicy policy = BackoffPolicy.builder().retryOn(IOException.class).retryOn(IllegalStateException.class).build();
-		assertThat(policy.getRetryOn()).containsExactly(IllegalStateException.class);
+		assertThat(policy.getRules().getRetryOn()).containsExactly(IllegalStateException.class);
 	}
 
 	@Test
 	void typeSetsCannotBeModified() {
 		BackoffPolicy policy = everySetting();
 		assertThatExceptionOfType(UnsupportedOperationException.class)
-			.isThrownBy(() -> policy.getRetryOn().add(RuntimeException.class));
+			.isThrownBy(() -> policy.getRules().getRetryOn().add(RuntimeException.class));
 		assertThatExceptionOfType(UnsupportedOperationException.class)
-			.isThrownBy(() -> policy.getAbortOn().clear());
+			.isThrownBy(() -> policy.getRules().getAbortOn().clear());
 	}
 
 	@Test
 	void maxRetriesIsOneLessThanMaxAttempts() {
-		assertThat(BackoffPolicy.builder().maxAttempts(1).build().getMaxRetries()).isZero();
-		assertThat(BackoffPolicy.builder().maxAttempts(5).build().getMaxRetries()).isEqualTo(4);
+		assertThat(BackoffPolicy.builder().maxAttempts(1).build().getSchedule().getMaxRetries()).isZero();
+		assertThat(BackoffPolicy.builder().maxAttempts(5).build().getSchedule().getMaxRetries()).isEqualTo(4);
 	}
 
 	@Test
 	void ceilingsGrowByTheMultiplierUntilMaxDelay() {
 		BackoffPolicy policy = BackoffPolicy.defaults();
-		assertThat(policy.ceiling(1)).isEqualTo(Duration.ofMillis(100));
-		assertThat(policy.ceiling(2)).isEqualTo(Duration.ofMillis(200));
-		assertThat(policy.ceiling(8)).isEqualTo(Duration.ofMillis(12_800));
-		assertThat(policy.ceiling(9)).isEqualTo(Duration.ofSeconds(20));
+		assertThat(policy.getSchedule().ceiling(1)).isEqualTo(Duration.ofMillis(100));
+		assertThat(policy.getSchedule().ceiling(2)).isEqualTo(Duration.ofMillis(200));
+		assertThat(policy.getSchedule().ceiling(8)).isEqualTo(Duration.ofMillis(12_800));
+		assertThat(policy.getSchedule().ceiling(9)).isEqualTo(Duration.ofSeconds(20));
 	}
 
 	@Test
 	void ceilingRejectsRetryZero() {
-		assertThatIllegalArgumentException().isThrownBy(() -> BackoffPolicy.defaults().ceiling(0))
+		assertThatIllegalArgumentException().isThrownBy(() -> BackoffPolicy.defaults().getSchedule().ceiling(0))
 			.withMessage("retry must be at least 1, but was 0");
 	}
 
 	@Test
 	void delaysRejectsANullGenerator() {
-		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> BackoffPolicy.defaults().delays(null))
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> BackoffPolicy.defaults().getSchedule().delays(null))
 			.withMessage("random must not be null");
 	}
 
 	@Test
 	void longestDelayIsTheCeilingForStatelessJitter() {
 		BackoffPolicy policy = BackoffPolicy.builder().jitter(Jitter.EQUAL).build();
-		assertThat(policy.longestDelay(1)).isEqualTo(Duration.ofMillis(100));
-		assertThat(policy.longestDelay(3)).isEqualTo(Duration.ofMillis(400));
-		assertThat(policy.longestDelay(Integer.MAX_VALUE)).isEqualTo(Duration.ofSeconds(20));
+		assertThat(policy.getSchedule().longestDelay(1)).isEqualTo(Duration.ofMillis(100));
+		assertThat(policy.getSchedule().longestDelay(3)).isEqualTo(Duration.ofMillis(400));
+		assertThat(policy.getSchedule().longestDelay(Integer.MAX_VALUE)).isEqualTo(Duration.ofSeconds(20));
 	}
 
 	@Test
@@ -129,16 +129,16 @@ class BackoffPolicyTests {
 			.maxDelay(Duration.ofSeconds(1))
 			.jitter(Jitter.DECORRELATED)
 			.build();
-		assertThat(policy.longestDelay(1)).isEqualTo(Duration.ofMillis(300));
-		assertThat(policy.longestDelay(2)).isEqualTo(Duration.ofMillis(900));
-		assertThat(policy.longestDelay(3)).isEqualTo(Duration.ofSeconds(1));
-		assertThat(policy.longestDelay(Integer.MAX_VALUE)).isEqualTo(Duration.ofSeconds(1));
+		assertThat(policy.getSchedule().longestDelay(1)).isEqualTo(Duration.ofMillis(300));
+		assertThat(policy.getSchedule().longestDelay(2)).isEqualTo(Duration.ofMillis(900));
+		assertThat(policy.getSchedule().longestDelay(3)).isEqualTo(Duration.ofSeconds(1));
+		assertThat(policy.getSchedule().longestDelay(Integer.MAX_VALUE)).isEqualTo(Duration.ofSeconds(1));
 	}
 
 	@Test
 	void longestDelayOfDecorrelatedWithZeroBaseDelayIsZero() {
 		BackoffPolicy policy = BackoffPolicy.builder().baseDelay(Duration.ZERO).jitter(Jitter.DECORRELATED).build();
-		assertThat(policy.longestDelay(Integer.MAX_VALUE)).isZero();
+		assertThat(policy.getSchedule().longestDelay(Integer.MAX_VALUE)).isZero();
 	}
 
 	@Test
@@ -146,7 +146,7 @@ class BackoffPolicyTests {
 		for (Jitter jitter : Jitter.values()) {
 			BackoffPolicy policy = BackoffPolicy.builder().jitter(jitter).build();
 			assertThatIllegalArgumentException().as("%s", jitter)
-				.isThrownBy(() -> policy.longestDelay(0))
+				.isThrownBy(() -> policy.getSchedule().longestDelay(0))
 				.withMessage("retry must be at least 1, but was 0");
 		}
 	}
@@ -162,19 +162,19 @@ class BackoffPolicyTests {
 				.maxAttempts(25)
 				.build();
 			long sum = 0;
-			for (int retry = 1; retry <= policy.getMaxRetries(); retry++) {
-				sum += policy.longestDelay(retry).toNanos();
+			for (int retry = 1; retry <= policy.getSchedule().getMaxRetries(); retry++) {
+				sum += policy.getSchedule().longestDelay(retry).toNanos();
 			}
 			// Within a nanosecond per retry: the worst case is summed before rounding.
-			assertThat(policy.worstCaseTotalDelay().toNanos()).as("%s", jitter)
-				.isCloseTo(sum, within((long) policy.getMaxRetries()));
+			assertThat(policy.getSchedule().worstCaseTotalDelay().toNanos()).as("%s", jitter)
+				.isCloseTo(sum, within((long) policy.getSchedule().getMaxRetries()));
 		}
 	}
 
 	@Test
 	void worstCaseOfTheDefaultsIsTheSumOfTheTwoCeilings() {
 		// 100ms + 200ms.
-		assertThat(BackoffPolicy.defaults().worstCaseTotalDelay()).isEqualTo(Duration.ofMillis(300));
+		assertThat(BackoffPolicy.defaults().getSchedule().worstCaseTotalDelay()).isEqualTo(Duration.ofMillis(300));
 	}
 
 	@Test
@@ -184,7 +184,7 @@ class BackoffPolicyTests {
 			.multiplier(1.0)
 			.maxAttempts(5)
 			.build();
-		assertThat(policy.worstCaseTotalDelay()).isEqualTo(Duration.ofSeconds(4));
+		assertThat(policy.getSchedule().worstCaseTotalDelay()).isEqualTo(Duration.ofSeconds(4));
 	}
 
 	@Test
@@ -195,15 +195,15 @@ class BackoffPolicyTests {
 			.maxAttempts(6)
 			.build();
 		// 1 + 2 + 4 + 5 + 5.
-		assertThat(policy.worstCaseTotalDelay()).isEqualTo(Duration.ofSeconds(17));
+		assertThat(policy.getSchedule().worstCaseTotalDelay()).isEqualTo(Duration.ofSeconds(17));
 	}
 
 	@Test
 	void worstCaseIsTheSameForEveryStatelessJitter() {
 		BackoffPolicy.Builder builder = BackoffPolicy.builder().maxAttempts(6);
-		assertThat(builder.jitter(Jitter.NONE).build().worstCaseTotalDelay())
-			.isEqualTo(builder.jitter(Jitter.EQUAL).build().worstCaseTotalDelay())
-			.isEqualTo(builder.jitter(Jitter.FULL).build().worstCaseTotalDelay())
+		assertThat(builder.jitter(Jitter.NONE).build().getSchedule().worstCaseTotalDelay())
+			.isEqualTo(builder.jitter(Jitter.EQUAL).build().getSchedule().worstCaseTotalDelay())
+			.isEqualTo(builder.jitter(Jitter.FULL).build().getSchedule().worstCaseTotalDelay())
 			.isEqualTo(Duration.ofMillis(3_100));
 	}
 
@@ -217,32 +217,32 @@ class BackoffPolicyTests {
 			.maxAttempts(5)
 			.build();
 		// min(1s, 300ms) + min(1s, 900ms) + min(1s, 2.7s) + 1s.
-		assertThat(policy.worstCaseTotalDelay()).isEqualTo(Duration.ofMillis(3_200));
+		assertThat(policy.getSchedule().worstCaseTotalDelay()).isEqualTo(Duration.ofMillis(3_200));
 	}
 
 	@Test
 	void worstCaseOfASingleAttemptIsZero() {
-		assertThat(BackoffPolicy.builder().maxAttempts(1).build().worstCaseTotalDelay()).isZero();
+		assertThat(BackoffPolicy.builder().maxAttempts(1).build().getSchedule().worstCaseTotalDelay()).isZero();
 	}
 
 	@Test
 	void worstCaseOfZeroBaseDelayIsZeroEvenWithUnlimitedAttempts() {
 		BackoffPolicy policy = BackoffPolicy.builder().baseDelay(Duration.ZERO).maxAttempts(Integer.MAX_VALUE).build();
-		assertThat(policy.worstCaseTotalDelay()).isZero();
+		assertThat(policy.getSchedule().worstCaseTotalDelay()).isZero();
 	}
 
 	@Test
 	void aResultIsNotRetryableWithoutAPredicate() {
-		assertThat(BackoffPolicy.defaults().isRetryableResult(null)).isFalse();
-		assertThat(BackoffPolicy.defaults().isRetryableResult("NOT_READY")).isFalse();
+		assertThat(BackoffPolicy.defaults().getRules().isRetryableResult(null)).isFalse();
+		assertThat(BackoffPolicy.defaults().getRules().isRetryableResult("NOT_READY")).isFalse();
 	}
 
 	@Test
 	void aResultIsRetryableWhenThePredicateMatches() {
 		BackoffPolicy policy = BackoffPolicy.builder().retryIfResult("NOT_READY"::equals).build();
-		assertThat(policy.isRetryableResult("NOT_READY")).isTrue();
-		assertThat(policy.isRetryableResult("READY")).isFalse();
-		assertThat(policy.isRetryableResult(null)).isFalse();
+		assertThat(policy.getRules().isRetryableResult("NOT_READY")).isTrue();
+		assertThat(policy.getRules().isRetryableResult("READY")).isFalse();
+		assertThat(policy.getRules().isRetryableResult(null)).isFalse();
 	}
 
 	private static BackoffPolicy everySetting() {

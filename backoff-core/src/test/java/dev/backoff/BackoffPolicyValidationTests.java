@@ -174,23 +174,23 @@ class BackoffPolicyValidationTests {
 			.multiplier(1.0)
 			.maxElapsed(Duration.ofNanos(1))
 			.build();
-		assertThat(policy.getMaxAttempts()).isEqualTo(1);
-		assertThat(policy.getBaseDelay()).isZero();
-		assertThat(policy.getMaxDelay()).isEqualTo(BackoffPolicy.MAX_DURATION);
-		assertThat(policy.getMultiplier()).isEqualTo(1.0);
-		assertThat(policy.getMaxElapsed()).isEqualTo(Duration.ofNanos(1));
+		assertThat(policy.getSchedule().getMaxAttempts()).isEqualTo(1);
+		assertThat(policy.getSchedule().getBaseDelay()).isZero();
+		assertThat(policy.getSchedule().getMaxDelay()).isEqualTo(BackoffPolicy.MAX_DURATION);
+		assertThat(policy.getSchedule().getMultiplier()).isEqualTo(1.0);
+		assertThat(policy.getRules().getMaxElapsed()).isEqualTo(Duration.ofNanos(1));
 	}
 
 	@Test
 	void baseDelayEqualToMaxDelayIsAccepted() {
 		BackoffPolicy policy = BackoffPolicy.builder().baseDelay(Duration.ofSeconds(1)).maxDelay(Duration.ofSeconds(1)).build();
-		assertThat(policy.ceiling(5)).isEqualTo(Duration.ofSeconds(1));
+		assertThat(policy.getSchedule().ceiling(5)).isEqualTo(Duration.ofSeconds(1));
 	}
 
 	@Test
 	void maxElapsedCanBeUnsetAgain() {
 		BackoffPolicy policy = BackoffPolicy.builder().maxElapsed(Duration.ofSeconds(1)).maxElapsed(null).build();
-		assertThat(policy.getMaxElapsed()).isNull();
+		assertThat(policy.getRules().getMaxElapsed()).isNull();
 	}
 
 	private static InvalidPolicyException rejection(BackoffPolicy.Builder builder) {

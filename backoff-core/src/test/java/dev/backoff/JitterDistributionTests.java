@@ -31,13 +31,13 @@ class JitterDistributionTests {
 	@EnumSource(Jitter.class)
 	void everyDelayStaysWithinItsBounds(Jitter jitter) {
 		BackoffPolicy policy = exponential(jitter);
-		long base = policy.getBaseDelay().toNanos();
-		long max = policy.getMaxDelay().toNanos();
-		BackoffDelays delays = policy.delays(new SplittableRandom(SEED));
+		long base = policy.getSchedule().getBaseDelay().toNanos();
+		long max = policy.getSchedule().getMaxDelay().toNanos();
+		BackoffDelays delays = policy.getSchedule().delays(new SplittableRandom(SEED));
 		List<String> violations = new ArrayList<>();
 		while (delays.hasNext()) {
 			long delay = delays.nextNanos();
-			long ceiling = policy.ceiling(delays.retry()).toNanos();
+			long ceiling = policy.getSchedule().ceiling(delays.retry()).toNanos();
 			boolean inBounds = switch (jitter) {
 				case NONE -> delay == ceiling;
 				case FULL -> delay >= 0 && delay <= ceiling;
@@ -96,8 +96,8 @@ class JitterDistributionTests {
 	@Test
 	void decorrelatedStaysBetweenBaseDelayAndThreeTimesThePreviousCapped() {
 		BackoffPolicy policy = exponential(Jitter.DECORRELATED);
-		long base = policy.getBaseDelay().toNanos();
-		long max = policy.getMaxDelay().toNanos();
+		long base = policy.getSchedule().getBaseDelay().toNanos();
+		long max = policy.getSchedule().getMaxDelay().toNanos();
 		long[] delays = draws(policy, new SplittableRandom(SEED));
 		List<String> violations = new ArrayList<>();
 		long previous = base;
@@ -115,8 +115,8 @@ class JitterDistributionTests {
 	void decorrelatedSpreadsFromBaseDelayToMaxDelay() {
 		BackoffPolicy policy = exponential(Jitter.DECORRELATED);
 		long[] delays = draws(policy, new SplittableRandom(SEED));
-		long base = policy.getBaseDelay().toNanos();
-		long max = policy.getMaxDelay().toNanos();
+		long base = policy.getSchedule().getBaseDelay().toNanos();
+		long max = policy.getSchedule().getMaxDelay().toNanos();
 		assertThat(min(delays)).isBetween(base, base + (max - base) / 1000);
 		assertThat(max(delays)).isEqualTo(max);
 		// Neither stuck at the cap nor at the floor.
@@ -127,8 +127,8 @@ class JitterDistributionTests {
 	@Test
 	void sequencesFromDelaysAreIndependent() {
 		BackoffPolicy policy = fixedCeiling(Jitter.FULL);
-		long[] first = draws(policy.delays());
-		long[] second = draws(policy.delays());
+		long[] first = draws(policy.getSchedule().delays());
+		long[] second = draws(policy.getSchedule().delays());
 		assertThat(first).isNotEqualTo(second);
 		// |r| of 200,000 independent pairs exceeds 0.02 with a probability of about 1e-18.
 		assertThat(correlation(first, second)).isCloseTo(0.0, within(0.02));
@@ -154,8 +154,8 @@ class JitterDistributionTests {
 	@Test
 	void differentSeedsGiveDifferentSequences() {
 		BackoffPolicy policy = exponential(Jitter.FULL);
-		List<Duration> first = policy.delays(new SplittableRandom(SEED)).stream().limit(100).toList();
-		List<Duration> second = policy.delays(new SplittableRandom(SEED + 1)).stream().limit(100).toList();
+		List<Duration> first = policy.getSchedule().delays(new SplittableRandom(SEED)).stream().limit(100).toList();
+		List<Duration> second = policy.getSchedule().delays(new SplittableRandom(SEED + 1)).stream().limit(100).toList();
 		assertThat(second).isNotEqualTo(first);
 	}
 
@@ -185,7 +185,7 @@ class JitterDistributionTests {
 	}
 
 	private static long[] draws(BackoffPolicy policy, RandomGenerator random) {
-		return draws(policy.delays(random));
+		return draws(policy.getSchedule().delays(random));
 	}
 
 	private static long[] draws(BackoffDelays delays) {

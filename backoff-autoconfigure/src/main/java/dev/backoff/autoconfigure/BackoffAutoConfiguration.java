@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
@@ -19,12 +20,18 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
-import org.springframework.util.ClassUtils;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Auto-configuration of {@code @Backoff}: the policies from {@code backoff.*}, the executor
@@ -32,9 +39,9 @@ import org.springframework.util.ClassUtils;
  * retries, and the post-processor that advises {@code @Backoff} beans with proxies. With
  * spring-web present, policies without {@code retry-on} classify HTTP failures by status and
  * honour their {@code Retry-After} (see {@link HttpFailures}). With
- * {@code backoff.mode=aspectj} no proxy is created: the AspectJ-woven {@link BackoffAspect}
- * retries the calls instead (see {@link BackoffAspectAutoConfiguration}). Off with
- * {@code backoff.enabled=false}: then no proxy is created and calls go straight through.
+ * {@code backoff.mode=aspectj} no proxy is created: the AspectJ-woven aspect of
+ * {@code backoff-aspectj} retries the calls instead. Off with {@code backoff.enabled=false}:
+ * then no proxy is created and calls go straight through.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "backoff.enabled", matchIfMissing = true)
@@ -44,14 +51,12 @@ public final class BackoffAutoConfiguration {
 	/** The name of the scheduler of non-blocking retries; define a bean of that name to replace it. */
 	public static final String SCHEDULER_BEAN_NAME = "backoffScheduler";
 
-	private static final String HTTP_RESPONSE_EXCEPTION = "org.springframework.web.client.RestClientResponseException";
-
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnProperty(name = "backoff.mode", havingValue = "proxy", matchIfMissing = true)
 	static BackoffAnnotationBeanPostProcessor backoffAnnotationBeanPostProcessor(
-			ObjectProvider<BackoffOperations> operations) {
-		return new BackoffAnnotationBeanPostProcessor(operations::getObject);
+			ObjectProvider<BackoffOperationSource> source) {
+		return new BackoffAnnotationBeanPostProcessor(source::getObject);
 	}
 
 	@Bean
@@ -76,20 +81,26 @@ public final class BackoffAutoConfiguration {
 	// scheduler back off, and @Scheduled methods would run on the retry threads.
 	@Bean(name = SCHEDULER_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = SCHEDULER_BEAN_NAME)
-	BackoffScheduler backoffScheduler() {
-		return new BackoffScheduler(Math.max(2, Runtime.getRuntime().availableProcessors()));
+	BackoffScheduler backoffScheduler(BackoffProperties properties, Environment environment) {
+		BackoffProperties.Scheduler settings = properties.getScheduler();
+		Integer poolSize = settings.getPoolSize();
+		ThreadFactory threads;
+		if (Threading.VIRTUAL.isActive(environment)) {
+			threads = new VirtualThreadTaskExecutor(settings.getThreadNamePrefix()).getVirtualThreadFactory();
+		}
+		else {
+			CustomizableThreadFactory platform = new CustomizableThreadFactory(settings.getThreadNamePrefix());
+			platform.setDaemon(true);
+			threads = platform;
+		}
+		return new BackoffScheduler((poolSize != null) ? poolSize : Math.max(2, Runtime.getRuntime().availableProcessors()),
+				threads);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
-			ObjectProvider<Clock> clock) {
-		ClassLoader classLoader = beanFactory.getBeanClassLoader();
-		// With spring-web present, HTTP failures are classified by status and their Retry-After
-		// is honoured; HttpFailures is only loaded then.
-		BackoffPolicy base = ClassUtils.isPresent(HTTP_RESPONSE_EXCEPTION, classLoader)
-				? HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)) : BackoffPolicy.defaults();
-		return BackoffPolicies.of(properties, classLoader, base);
+	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory) {
+		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(), BackoffPolicy.defaults());
 	}
 
 	@Bean
@@ -112,17 +123,53 @@ public final class BackoffAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffOperations backoffOperations(BackoffPolicies policies, BackoffExecutor executor,
+	BackoffOperationSource backoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
 			@Qualifier(SCHEDULER_BEAN_NAME) ScheduledExecutorService scheduler,
 			ObjectProvider<BackoffListener> listeners, ObjectProvider<BackoffListenerFactory> listenerFactories,
 			ConfigurableBeanFactory beanFactory) {
 		List<BackoffListener> shared = listeners.orderedStream().toList();
 		List<BackoffListenerFactory> factories = listenerFactories.orderedStream().toList();
-		return new BackoffOperations(policies, executor, scheduler, (operation) -> {
+		return new BackoffOperationSource(policies, executor, scheduler, (operation) -> {
 			List<BackoffListener> all = new ArrayList<>(shared);
 			factories.forEach((factory) -> all.add(factory.create(operation)));
 			return BackoffListener.composite(all);
 		}, beanFactory::resolveEmbeddedValue, beanFactory.getBeanClassLoader());
+	}
+
+	/**
+	 * {@code backoff.mode=aspectj} without backoff-aspectj would retry nothing: stop start-up
+	 * instead.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "backoff.mode", havingValue = "aspectj")
+	@ConditionalOnMissingClass("dev.backoff.aspectj.BackoffAspect")
+	static class MissingAspectConfiguration {
+
+		MissingAspectConfiguration() {
+			throw new BackoffConfigurationException("backoff.mode", "aspectj",
+					"needs dev.backoff:backoff-aspectj on the class path, and it is missing",
+					"Add the dependency dev.backoff:backoff-aspectj and weave with AspectJ; or set backoff.mode=proxy.");
+		}
+
+	}
+
+	/**
+	 * With spring-web present, policies without {@code retry-on} classify HTTP failures by
+	 * status and honour their {@code Retry-After}. Registered before the plain policies above,
+	 * which then back off.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.web.client.RestClientResponseException")
+	static class HttpPoliciesConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
+				ObjectProvider<Clock> clock) {
+			return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(),
+					HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)));
+		}
+
 	}
 
 }

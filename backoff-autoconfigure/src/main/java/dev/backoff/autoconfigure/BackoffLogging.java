@@ -21,7 +21,7 @@ public class BackoffLogging implements BackoffListenerFactory {
 	@Override
 	public BackoffListener create(BackoffOperation operation) {
 		String prefix = "@Backoff(" + operation.getPolicyName() + ") " + operation.getMethodTag() + ": ";
-		int maxAttempts = operation.getPolicy().getMaxAttempts();
+		int maxAttempts = operation.getPolicy().getSchedule().getMaxAttempts();
 		String ofMax = (maxAttempts == Integer.MAX_VALUE) ? "" : " of " + maxAttempts;
 		return new BackoffListener() {
 

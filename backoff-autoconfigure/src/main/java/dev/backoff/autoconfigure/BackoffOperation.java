@@ -4,36 +4,23 @@ import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
+import dev.backoff.RetryBudget;
+import dev.backoff.internal.Exceptions;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The resolved {@code @Backoff} of one method on one target class: its policy name, its
- * effective policy (after inheritance and the annotation's overrides), and how its calls are
- * retried. Resolved once, at start-up, and used on every call.
+ * effective policy (after inheritance and the annotation's settings), the policy's retry
+ * budget, and how its return type is retried. Resolved once by {@link BackoffOperationSource}
+ * and used on every call, by the proxies' interceptor and by the AspectJ aspect alike.
  */
 public final class BackoffOperation {
-
-	/** How a return type is retried. */
-	enum Kind {
-
-		/** A plain value (or void): attempts block the calling thread between waits. */
-		BLOCKING,
-
-		/** A {@link CompletionStage}: waits are scheduled, no thread blocks. */
-		COMPLETION_STAGE,
-
-		/** A Reactor {@code Mono}: resubscribed through {@code retryWhen}. */
-		MONO,
-
-		/** A Reactor {@code Flux}: resubscribed through {@code retryWhen}. */
-		FLUX
-
-	}
 
 	private final String policyName;
 
@@ -43,9 +30,11 @@ public final class BackoffOperation {
 
 	private final BackoffPolicy policy;
 
+	private final @Nullable RetryBudget budget;
+
 	private final String methodTag;
 
-	private final Kind kind;
+	private final Invoker invoker;
 
 	private final @Nullable Fallback fallback;
 
@@ -53,20 +42,23 @@ public final class BackoffOperation {
 
 	private final ScheduledExecutorService scheduler;
 
-	/** Set once, right after construction, before the operation is published. */
-	private BackoffListener listener = BackoffListener.NONE;
+	private final BackoffListener listener;
 
-	BackoffOperation(String policyName, Method method, Class<?> targetClass, BackoffPolicy policy, Kind kind,
-			@Nullable Fallback fallback, BackoffExecutor executor, ScheduledExecutorService scheduler) {
+	BackoffOperation(String policyName, Method method, Class<?> targetClass, BackoffPolicy policy,
+			@Nullable RetryBudget budget, Invoker invoker, @Nullable Fallback fallback, BackoffExecutor executor,
+			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners) {
 		this.policyName = policyName;
 		this.method = method;
 		this.targetClass = targetClass;
 		this.policy = policy;
+		this.budget = budget;
 		this.methodTag = targetClass.getSimpleName() + "." + method.getName();
-		this.kind = kind;
+		this.invoker = invoker;
 		this.fallback = fallback;
 		this.executor = executor;
 		this.scheduler = scheduler;
+		// Last: the listener factories read the operation's other fields.
+		this.listener = listeners.apply(this);
 	}
 
 	/** @return the policy's name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS} */
@@ -84,9 +76,14 @@ public final class BackoffOperation {
 		return this.targetClass;
 	}
 
-	/** @return the effective policy, after inheritance and the annotation's overrides */
+	/** @return the effective policy, after inheritance and the annotation's settings */
 	public BackoffPolicy getPolicy() {
 		return this.policy;
+	}
+
+	/** @return the retry budget shared by every caller of the named policy, or {@code null} for none */
+	public @Nullable RetryBudget getBudget() {
+		return this.budget;
 	}
 
 	/**
@@ -102,14 +99,6 @@ public final class BackoffOperation {
 		return (this.fallback != null) ? this.fallback.getName() : null;
 	}
 
-	BackoffListener getListener() {
-		return this.listener;
-	}
-
-	void setListener(BackoffListener listener) {
-		this.listener = listener;
-	}
-
 	/**
 	 * Runs one call of the method.
 	 * @param attempt makes one attempt: re-invokes the rest of the call chain
@@ -118,58 +107,67 @@ public final class BackoffOperation {
 	 * @return what the method returns
 	 * @throws Throwable the original failure of the last attempt (or of the fallback)
 	 */
-	@Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object target, @Nullable Object[] arguments)
-			throws Throwable {
-		if (this.kind == Kind.BLOCKING && this.fallback == null) {
-			// The common case first, ahead of the switch.
-			return this.executor.execute(this.policy, this.listener, attempt);
+	public @Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object target,
+			@Nullable Object[] arguments) throws Throwable {
+		return this.invoker.invoke(this, attempt, target, arguments);
+	}
+
+	@Nullable Object invokeBlocking(BackoffTask<@Nullable Object> attempt, @Nullable Object target,
+			@Nullable Object[] arguments) throws Throwable {
+		if (this.fallback == null) {
+			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
 		}
-		switch (this.kind) {
-			case COMPLETION_STAGE:
-				return invokeAsync(attempt, target, arguments);
-			case MONO:
-			case FLUX:
-				return ReactorRetry.retry(this, attempt, target, arguments);
-			default:
-				if (this.fallback == null) {
-					return this.executor.execute(this.policy, this.listener, attempt);
-				}
-				try {
-					return this.executor.execute(this.policy, this.listener, attempt);
-				}
-				catch (Throwable ex) {
-					return this.fallback.invoke(target, arguments, ex);
-				}
+		try {
+			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
+		}
+		catch (Throwable ex) {
+			return this.fallback.invoke(target, arguments, ex);
 		}
 	}
 
-	private CompletableFuture<@Nullable Object> invokeAsync(BackoffTask<@Nullable Object> attempt,
-			@Nullable Object target, @Nullable Object[] arguments) {
-		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(this.policy, this.listener,
-				() -> (CompletionStage<@Nullable Object>) Fallback.sneaky(attempt), this.scheduler);
+	@SuppressWarnings("unchecked")
+	CompletableFuture<@Nullable Object> invokeAsync(BackoffTask<@Nullable Object> attempt, @Nullable Object target,
+			@Nullable Object[] arguments) {
+		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(this.policy, this.budget,
+				this.listener, () -> (CompletionStage<@Nullable Object>) run(attempt), this.scheduler);
 		Fallback fallback = this.fallback;
 		return (fallback != null) ? fallback.afterAsync(call, target, arguments) : call;
+	}
+
+	/** Runs a task, rethrowing whatever it throws unchanged (checked exceptions too). */
+	static @Nullable Object run(BackoffTask<@Nullable Object> task) {
+		try {
+			return task.run();
+		}
+		catch (Throwable ex) {
+			throw Exceptions.<RuntimeException>rethrow(ex);
+		}
 	}
 
 	BackoffExecutor getExecutor() {
 		return this.executor;
 	}
 
-	ScheduledExecutorService getScheduler() {
-		return this.scheduler;
+	BackoffListener getListener() {
+		return this.listener;
 	}
 
 	@Nullable Fallback getFallback() {
 		return this.fallback;
 	}
 
-	Kind getKind() {
-		return this.kind;
-	}
-
 	@Override
 	public String toString() {
 		return "@Backoff(" + this.policyName + ") on " + this.methodTag + ": " + this.policy;
+	}
+
+	/** How calls of one kind of return type are retried. */
+	@FunctionalInterface
+	interface Invoker {
+
+		@Nullable Object invoke(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+				@Nullable Object target, @Nullable Object[] arguments) throws Throwable;
+
 	}
 
 }

@@ -58,6 +58,11 @@ public class BackoffProperties {
 	 */
 	private final Metrics metrics = new Metrics();
 
+	/**
+	 * The scheduler of non-blocking retries (CompletionStage methods).
+	 */
+	private final Scheduler scheduler = new Scheduler();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -94,6 +99,10 @@ public class BackoffProperties {
 		return this.metrics;
 	}
 
+	public Scheduler getScheduler() {
+		return this.scheduler;
+	}
+
 	/**
 	 * How {@code @Backoff} calls are intercepted. Either way the same engine retries them, with
 	 * the same policies, metrics, logging and fallbacks.
@@ -110,7 +119,8 @@ public class BackoffProperties {
 		/**
 		 * The AspectJ-woven BackoffAspect: every call is retried, self-invocations and private
 		 * and final methods included, and no proxy is created. Needs load-time weaving (the
-		 * aspectjweaver agent and a META-INF/aop.xml) or compile-time weaving.
+		 * aspectjweaver agent and a META-INF/aop.xml) or compile-time weaving, and the
+		 * dev.backoff:backoff-aspectj dependency.
 		 */
 		ASPECTJ
 
@@ -133,6 +143,41 @@ public class BackoffProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Scheduler settings.
+	 */
+	public static class Scheduler {
+
+		/**
+		 * Number of threads that end the waits and run the retried attempts. Default: the
+		 * number of processors, at least 2. With spring.threads.virtual.enabled=true they
+		 * are virtual threads.
+		 */
+		private @Nullable Integer poolSize;
+
+		/**
+		 * Prefix of the names of the scheduler's threads.
+		 */
+		private String threadNamePrefix = "backoff-";
+
+		public @Nullable Integer getPoolSize() {
+			return this.poolSize;
+		}
+
+		public void setPoolSize(@Nullable Integer poolSize) {
+			this.poolSize = poolSize;
+		}
+
+		public String getThreadNamePrefix() {
+			return this.threadNamePrefix;
+		}
+
+		public void setThreadNamePrefix(String threadNamePrefix) {
+			this.threadNamePrefix = threadNamePrefix;
 		}
 
 	}

@@ -9,23 +9,26 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.beans.factory.DisposableBean;
 
 /**
  * The scheduler of non-blocking retries ({@code CompletionStage} methods), owned by the
- * application context. On close it stops at once and ends every call still waiting for a
- * retry: each fails with its last original failure and the outcome {@code interrupted},
- * instead of leaving its caller waiting forever.
+ * application context and configured by {@code backoff.scheduler.*}. On close it stops at
+ * once and ends every call still waiting for a retry: each fails with its last original
+ * failure and the outcome {@code interrupted}, instead of leaving its caller waiting forever.
+ * That is why it is a {@link ScheduledThreadPoolExecutor} of its own rather than Spring's
+ * {@code ThreadPoolTaskScheduler}, whose shutdown can only cancel a pending task, never reach
+ * the call behind it.
  */
 public class BackoffScheduler extends ScheduledThreadPoolExecutor implements DisposableBean {
 
 	/**
 	 * @param poolSize the number of threads, which run the waits' ends and the retried attempts
+	 * @param threadFactory makes those threads: platform daemon threads, or virtual ones
 	 */
-	public BackoffScheduler(int poolSize) {
-		super(poolSize, new NamedDaemonThreads());
+	public BackoffScheduler(int poolSize, ThreadFactory threadFactory) {
+		super(poolSize, threadFactory);
 	}
 
 	@Override
@@ -113,19 +116,6 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 		@Override
 		public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
 			return this.delegate.get(timeout, unit);
-		}
-
-	}
-
-	private static final class NamedDaemonThreads implements ThreadFactory {
-
-		private final AtomicInteger count = new AtomicInteger();
-
-		@Override
-		public Thread newThread(Runnable runnable) {
-			Thread thread = new Thread(runnable, "backoff-" + this.count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
 		}
 
 	}

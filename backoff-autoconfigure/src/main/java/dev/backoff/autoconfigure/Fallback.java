@@ -91,21 +91,6 @@ final class Fallback {
 		return result;
 	}
 
-	/** Runs a task, rethrowing whatever it throws unchanged (checked exceptions too). */
-	static @Nullable Object sneaky(BackoffTask<@Nullable Object> task) {
-		try {
-			return task.run();
-		}
-		catch (Throwable ex) {
-			throw Fallback.<RuntimeException>rethrow(ex);
-		}
-	}
-
-	@SuppressWarnings("unchecked")
-	private static <E extends Throwable> E rethrow(Throwable failure) throws E {
-		throw (E) failure;
-	}
-
 	/** A future whose cancellation cancels the call it follows. */
 	private static final class LinkedFuture extends CompletableFuture<@Nullable Object> {
 

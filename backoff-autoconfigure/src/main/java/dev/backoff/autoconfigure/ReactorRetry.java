@@ -35,19 +35,21 @@ final class ReactorRetry {
 	private ReactorRetry() {
 	}
 
-	static Object retry(BackoffOperation operation, BackoffTask<@Nullable Object> attempt, @Nullable Object target,
-			@Nullable Object[] arguments) {
-		Publisher<@Nullable Object> retried = (operation.getKind() == BackoffOperation.Kind.MONO)
-				? Mono.deferContextual((context) -> retryMono(operation, attempt, context))
-				: Flux.deferContextual((context) -> retryFlux(operation, attempt, context));
+	/** Retries a method that returns a {@code Mono}: a {@link BackoffOperation.Invoker}. */
+	static Mono<@Nullable Object> mono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+			@Nullable Object target, @Nullable Object[] arguments) {
+		Mono<@Nullable Object> retried = Mono.deferContextual((context) -> retryMono(operation, attempt, context));
 		Fallback fallback = operation.getFallback();
-		if (fallback == null) {
-			return retried;
-		}
-		if (retried instanceof Mono<@Nullable Object> mono) {
-			return mono.onErrorResume((failure) -> Mono.defer(() -> Mono.from(publisher(fallback, target, arguments, failure))));
-		}
-		return ((Flux<@Nullable Object>) retried)
+		return (fallback == null) ? retried : retried
+			.onErrorResume((failure) -> Mono.defer(() -> Mono.from(publisher(fallback, target, arguments, failure))));
+	}
+
+	/** Retries a method that returns a {@code Flux}: a {@link BackoffOperation.Invoker}. */
+	static Flux<@Nullable Object> flux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+			@Nullable Object target, @Nullable Object[] arguments) {
+		Flux<@Nullable Object> retried = Flux.deferContextual((context) -> retryFlux(operation, attempt, context));
+		Fallback fallback = operation.getFallback();
+		return (fallback == null) ? retried : retried
 			.onErrorResume((failure) -> Flux.defer(() -> publisher(fallback, target, arguments, failure)));
 	}
 
@@ -102,7 +104,8 @@ final class ReactorRetry {
 
 	private static BackoffCall start(BackoffOperation operation, ContextView context) {
 		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
-		return operation.getExecutor().start(operation.getPolicy(), operation.getListener(), enclosing);
+		return operation.getExecutor()
+			.start(operation.getPolicy(), operation.getBudget(), operation.getListener(), enclosing);
 	}
 
 	/** Puts the call's policy into the context of its attempts, for the calls made inside them. */
@@ -137,7 +140,7 @@ final class ReactorRetry {
 
 	@SuppressWarnings("unchecked")
 	private static Publisher<@Nullable Object> publisher(BackoffTask<@Nullable Object> attempt) {
-		Publisher<@Nullable Object> publisher = (Publisher<@Nullable Object>) Fallback.sneaky(attempt);
+		Publisher<@Nullable Object> publisher = (Publisher<@Nullable Object>) BackoffOperation.run(attempt);
 		return (publisher != null) ? publisher : Mono.empty();
 	}
 

@@ -1,5 +1,7 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.RecordingSleeper;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Duration;
@@ -33,14 +35,14 @@ class BackoffAnnotationTests {
 			BackoffOperation operation = operation(context, "Overrides.call");
 			BackoffPolicy policy = operation.getPolicy();
 			assertThat(operation.getPolicyName()).isEqualTo(BackoffPolicies.DEFAULTS);
-			assertThat(policy.getMaxAttempts()).isEqualTo(5);
-			assertThat(policy.getBaseDelay()).isEqualTo(Duration.ofMillis(200));
-			assertThat(policy.getMaxDelay()).isEqualTo(Duration.ofSeconds(5));
-			assertThat(policy.getMultiplier()).isEqualTo(1.5);
-			assertThat(policy.getJitter()).isEqualTo(Jitter.EQUAL);
-			assertThat(policy.getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
-			assertThat(policy.getRetryOn()).containsExactly(IOException.class);
-			assertThat(policy.getAbortOn()).containsExactly(FileNotFoundException.class);
+			assertThat(policy.getSchedule().getMaxAttempts()).isEqualTo(5);
+			assertThat(policy.getSchedule().getBaseDelay()).isEqualTo(Duration.ofMillis(200));
+			assertThat(policy.getSchedule().getMaxDelay()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(policy.getSchedule().getMultiplier()).isEqualTo(1.5);
+			assertThat(policy.getSchedule().getJitter()).isEqualTo(Jitter.EQUAL);
+			assertThat(policy.getRules().getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
+			assertThat(policy.getRules().getRetryOn()).containsExactly(IOException.class);
+			assertThat(policy.getRules().getAbortOn()).containsExactly(FileNotFoundException.class);
 		});
 	}
 
@@ -50,10 +52,10 @@ class BackoffAnnotationTests {
 			.withBean(Overrides.class)
 			.run((context) -> {
 				BackoffPolicy policy = operation(context, "Overrides.attemptsOnly").getPolicy();
-				assertThat(policy.getMaxAttempts()).isEqualTo(2);
-				assertThat(policy.getMaxDelay()).isEqualTo(Duration.ofSeconds(7));
-				assertThat(policy.getJitter()).isEqualTo(Jitter.NONE);
-				assertThat(policy.getBaseDelay()).isEqualTo(BackoffPolicy.DEFAULT_BASE_DELAY);
+				assertThat(policy.getSchedule().getMaxAttempts()).isEqualTo(2);
+				assertThat(policy.getSchedule().getMaxDelay()).isEqualTo(Duration.ofSeconds(7));
+				assertThat(policy.getSchedule().getJitter()).isEqualTo(Jitter.NONE);
+				assertThat(policy.getSchedule().getBaseDelay()).isEqualTo(BackoffPolicy.DEFAULT_BASE_DELAY);
 			});
 	}
 
@@ -74,8 +76,8 @@ class BackoffAnnotationTests {
 			.withBean(Placeholders.class)
 			.run((context) -> {
 				BackoffPolicy policy = operation(context, "Placeholders.call").getPolicy();
-				assertThat(policy.getMaxAttempts()).isEqualTo(4);
-				assertThat(policy.getBaseDelay()).isEqualTo(Duration.ofMillis(75));
+				assertThat(policy.getSchedule().getMaxAttempts()).isEqualTo(4);
+				assertThat(policy.getSchedule().getBaseDelay()).isEqualTo(Duration.ofMillis(75));
 			});
 	}
 
@@ -86,7 +88,7 @@ class BackoffAnnotationTests {
 			.run((context) -> {
 				BackoffOperation operation = operation(context, "PlaceholderPolicy.call");
 				assertThat(operation.getPolicyName()).isEqualTo("quotes");
-				assertThat(operation.getPolicy().getMaxAttempts()).isEqualTo(8);
+				assertThat(operation.getPolicy().getSchedule().getMaxAttempts()).isEqualTo(8);
 			});
 	}
 
@@ -97,7 +99,7 @@ class BackoffAnnotationTests {
 			.run((context) -> {
 				BackoffOperation operation = operation(context, "Named.byValue");
 				assertThat(operation.getPolicyName()).isEqualTo("quotes");
-				assertThat(operation.getPolicy().getMaxAttempts()).isEqualTo(6);
+				assertThat(operation.getPolicy().getSchedule().getMaxAttempts()).isEqualTo(6);
 			});
 	}
 
@@ -108,7 +110,7 @@ class BackoffAnnotationTests {
 			.run((context) -> {
 				BackoffOperation operation = operation(context, "Named.byPolicy");
 				assertThat(operation.getPolicyName()).isEqualTo("quotes");
-				assertThat(operation.getPolicy().getMaxAttempts()).isEqualTo(6);
+				assertThat(operation.getPolicy().getSchedule().getMaxAttempts()).isEqualTo(6);
 			});
 	}
 
@@ -126,16 +128,16 @@ class BackoffAnnotationTests {
 			.withBean(Named.class)
 			.run((context) -> {
 				BackoffPolicy policy = operation(context, "Named.overridden").getPolicy();
-				assertThat(policy.getMaxAttempts()).isEqualTo(2);
-				assertThat(policy.getJitter()).isEqualTo(Jitter.NONE);
+				assertThat(policy.getSchedule().getMaxAttempts()).isEqualTo(2);
+				assertThat(policy.getSchedule().getJitter()).isEqualTo(Jitter.NONE);
 			});
 	}
 
 	@Test
 	void methodLevelAnnotationWinsOverTypeLevel() {
 		this.contextRunner.withBean(TypeLevel.class).run((context) -> {
-			assertThat(operation(context, "TypeLevel.own").getPolicy().getMaxAttempts()).isEqualTo(4);
-			assertThat(operation(context, "TypeLevel.inherited").getPolicy().getMaxAttempts()).isEqualTo(2);
+			assertThat(operation(context, "TypeLevel.own").getPolicy().getSchedule().getMaxAttempts()).isEqualTo(4);
+			assertThat(operation(context, "TypeLevel.inherited").getPolicy().getSchedule().getMaxAttempts()).isEqualTo(2);
 		});
 	}
 
@@ -154,7 +156,7 @@ class BackoffAnnotationTests {
 			TypeLevel bean = context.getBean(TypeLevel.class);
 			assertThatIllegalStateException().isThrownBy(bean::packagePrivate);
 			assertThat(bean.calls()).isEqualTo(1);
-			assertThat(context.getBean(BackoffOperations.class).getAll())
+			assertThat(context.getBean(BackoffOperationSource.class).getAll())
 				.noneMatch((operation) -> operation.getMethod().getName().equals("packagePrivate"));
 		});
 	}
@@ -163,14 +165,14 @@ class BackoffAnnotationTests {
 	void resolvesEveryAnnotatedMethodAtStartUp() {
 		this.contextRunner.withBean(Named.class)
 			.withPropertyValues("backoff.policies.quotes.max-attempts=6")
-			.run((context) -> assertThat(context.getBean(BackoffOperations.class).getAll())
+			.run((context) -> assertThat(context.getBean(BackoffOperationSource.class).getAll())
 				.extracting(BackoffOperation::getMethodTag)
 				.containsExactlyInAnyOrder("Named.byValue", "Named.byPolicy", "Named.both", "Named.overridden"));
 	}
 
 	private static BackoffOperation operation(AssertableApplicationContext context, String methodTag) {
 		assertThat(context).hasNotFailed();
-		return context.getBean(BackoffOperations.class)
+		return context.getBean(BackoffOperationSource.class)
 			.getAll()
 			.stream()
 			.filter((operation) -> operation.getMethodTag().equals(methodTag))

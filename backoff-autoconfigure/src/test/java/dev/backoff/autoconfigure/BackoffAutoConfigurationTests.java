@@ -1,5 +1,7 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.RecordingSleeper;
+
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -44,14 +46,14 @@ class BackoffAutoConfigurationTests {
 	void defaultPolicyHasTheCoreDefaults() {
 		this.contextRunner.run((context) -> {
 			BackoffPolicy defaults = context.getBean(BackoffPolicies.class).getDefaults();
-			assertThat(defaults.getMaxAttempts()).isEqualTo(BackoffPolicy.DEFAULT_MAX_ATTEMPTS);
-			assertThat(defaults.getBaseDelay()).isEqualTo(BackoffPolicy.DEFAULT_BASE_DELAY);
-			assertThat(defaults.getMaxDelay()).isEqualTo(BackoffPolicy.DEFAULT_MAX_DELAY);
-			assertThat(defaults.getMultiplier()).isEqualTo(BackoffPolicy.DEFAULT_MULTIPLIER);
-			assertThat(defaults.getJitter()).isEqualTo(BackoffPolicy.DEFAULT_JITTER);
-			assertThat(defaults.getMaxElapsed()).isNull();
-			assertThat(defaults.getRetryOn()).isEmpty();
-			assertThat(defaults.getAbortOn()).isEmpty();
+			assertThat(defaults.getSchedule().getMaxAttempts()).isEqualTo(BackoffPolicy.DEFAULT_MAX_ATTEMPTS);
+			assertThat(defaults.getSchedule().getBaseDelay()).isEqualTo(BackoffPolicy.DEFAULT_BASE_DELAY);
+			assertThat(defaults.getSchedule().getMaxDelay()).isEqualTo(BackoffPolicy.DEFAULT_MAX_DELAY);
+			assertThat(defaults.getSchedule().getMultiplier()).isEqualTo(BackoffPolicy.DEFAULT_MULTIPLIER);
+			assertThat(defaults.getSchedule().getJitter()).isEqualTo(BackoffPolicy.DEFAULT_JITTER);
+			assertThat(defaults.getRules().getMaxElapsed()).isNull();
+			assertThat(defaults.getRules().getRetryOn()).isEmpty();
+			assertThat(defaults.getRules().getAbortOn()).isEmpty();
 			assertThat(context.getBean(BackoffPolicies.class).getNames()).isEmpty();
 		});
 	}
@@ -63,7 +65,7 @@ class BackoffAutoConfigurationTests {
 			assertThat(context).getBean(NanoClock.class).isSameAs(NanoClock.SYSTEM);
 			assertThat(context).getBean(RandomSource.class).isSameAs(RandomSource.THREAD_LOCAL);
 			assertThat(context).hasSingleBean(BackoffExecutor.class);
-			assertThat(context).hasSingleBean(BackoffOperations.class);
+			assertThat(context).hasSingleBean(BackoffOperationSource.class);
 			assertThat(context).hasSingleBean(BackoffAnnotationBeanPostProcessor.class);
 		});
 	}
@@ -112,7 +114,7 @@ class BackoffAutoConfigurationTests {
 	void backsOffEntirelyWhenDisabled() {
 		this.contextRunner.withPropertyValues("backoff.enabled=false").withBean(Flaky.class).run((context) -> {
 			assertThat(context).doesNotHaveBean(BackoffAnnotationBeanPostProcessor.class);
-			assertThat(context).doesNotHaveBean(BackoffOperations.class);
+			assertThat(context).doesNotHaveBean(BackoffOperationSource.class);
 			assertThat(context).doesNotHaveBean(BackoffPolicies.class);
 			assertThat(context).doesNotHaveBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME);
 			assertThat(AopUtils.isAopProxy(context.getBean(Flaky.class))).isFalse();

@@ -1,5 +1,7 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.RecordingSleeper;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

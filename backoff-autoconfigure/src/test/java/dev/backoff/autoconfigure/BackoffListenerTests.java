@@ -1,5 +1,7 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.RecordingSleeper;
+
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -158,8 +160,8 @@ class BackoffListenerTests {
 	void listenerFactoryGetsTheEffectivePolicy() {
 		this.contextRunner.withBean(RecordingListenerFactory.class).run((context) -> {
 			BackoffOperation quote = context.getBean(RecordingListenerFactory.class).operation("Service.quote");
-			assertThat(quote.getPolicy().getMaxAttempts()).isEqualTo(2);
-			assertThat(quote.getPolicy().getJitter()).isEqualTo(Jitter.NONE);
+			assertThat(quote.getPolicy().getSchedule().getMaxAttempts()).isEqualTo(2);
+			assertThat(quote.getPolicy().getSchedule().getJitter()).isEqualTo(Jitter.NONE);
 			assertThat(quote.getMethod().getName()).isEqualTo("quote");
 			assertThat(quote.getTargetClass()).isEqualTo(Service.class);
 		});
@@ -217,7 +219,7 @@ class BackoffListenerTests {
 				RecordingListenerFactory factory = context.getBean(RecordingListenerFactory.class);
 				assertThat(factory.operations()).filteredOn((operation) -> operation.getMethodTag()
 					.equals("GreeterImpl.greet")).hasSize(1);
-				assertThat(context.getBean(BackoffOperations.class).getAll()).filteredOn((operation) -> operation
+				assertThat(context.getBean(BackoffOperationSource.class).getAll()).filteredOn((operation) -> operation
 					.getMethodTag()
 					.equals("GreeterImpl.greet")).hasSize(1);
 			});

@@ -1,5 +1,7 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.RecordingSleeper;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -7,7 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
-import dev.backoff.BackoffPolicy;
 import dev.backoff.Nested;
 import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.metrics.BackoffBudgetMetrics;
@@ -62,7 +63,7 @@ class BackoffOverloadSafetyTests {
 	void aPolicyHasNoBudgetUnlessConfigured() {
 		this.runner.run((context) -> {
 			BackoffPolicies policies = context.getBean(BackoffPolicies.class);
-			assertThat(policies.get("remote").getBudget()).isNull();
+			assertThat(policies.getBudget("remote")).isNull();
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).gauges()).isEmpty();
 			// No series for an outcome that cannot happen.
@@ -74,7 +75,7 @@ class BackoffOverloadSafetyTests {
 	@Test
 	void maxTokensAloneTurnsTheBudgetOnWithTheDefaultRatio() {
 		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=4").run((context) -> {
-			RetryBudget budget = context.getBean(BackoffPolicies.class).get("remote").getBudget();
+			RetryBudget budget = context.getBean(BackoffPolicies.class).getBudget("remote");
 			assertThat(budget).isNotNull();
 			assertThat(budget.getMaxTokens()).isEqualTo(4.0);
 			assertThat(budget.getTokenRatio()).isEqualTo(RetryBudget.DEFAULT_TOKEN_RATIO);
@@ -84,7 +85,7 @@ class BackoffOverloadSafetyTests {
 	@Test
 	void enabledAloneTurnsTheBudgetOnWithTheDefaults() {
 		this.runner.withPropertyValues("backoff.policies.remote.budget.enabled=true").run((context) -> {
-			RetryBudget budget = context.getBean(BackoffPolicies.class).get("remote").getBudget();
+			RetryBudget budget = context.getBean(BackoffPolicies.class).getBudget("remote");
 			assertThat(budget.getMaxTokens()).isEqualTo(10.0);
 			assertThat(budget.getTokenRatio()).isEqualTo(0.1);
 		});
@@ -97,12 +98,12 @@ class BackoffOverloadSafetyTests {
 					"backoff.policies.off.budget.enabled=false")
 			.run((context) -> {
 				BackoffPolicies policies = context.getBean(BackoffPolicies.class);
-				RetryBudget defaults = policies.getDefaults().getBudget();
-				RetryBudget remote = policies.get("remote").getBudget();
-				RetryBudget other = policies.get("other").getBudget();
+				RetryBudget defaults = policies.getBudget(BackoffPolicies.DEFAULTS);
+				RetryBudget remote = policies.getBudget("remote");
+				RetryBudget other = policies.getBudget("other");
 				assertThat(remote.getMaxTokens()).isEqualTo(other.getMaxTokens()).isEqualTo(20.0);
 				assertThat(remote).isNotSameAs(other).isNotSameAs(defaults);
-				assertThat(policies.get("off").getBudget()).isNull();
+				assertThat(policies.getBudget("off")).isNull();
 			});
 	}
 
@@ -110,9 +111,9 @@ class BackoffOverloadSafetyTests {
 	void methodsOfOnePolicyShareItsBudgetAndASpentOneEndsCallsAsBudgetExhausted() {
 		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=4").run((context) -> {
 			Remote remote = context.getBean(Remote.class);
-			RetryBudget budget = context.getBean(BackoffPolicies.class).get("remote").getBudget();
-			BackoffOperations operations = context.getBean(BackoffOperations.class);
-			assertThat(operations.getAll()).extracting((operation) -> operation.getPolicy().getBudget())
+			RetryBudget budget = context.getBean(BackoffPolicies.class).getBudget("remote");
+			BackoffOperationSource operations = context.getBean(BackoffOperationSource.class);
+			assertThat(operations.getAll()).extracting((operation) -> operation.getBudget())
 				.filteredOn((shared) -> shared != null)
 				.hasSize(2)
 				.allSatisfy((shared) -> assertThat(shared).isSameAs(budget));
@@ -242,12 +243,12 @@ class BackoffOverloadSafetyTests {
 	void withoutSpringWebEveryExceptionIsRetried() {
 		HttpClientErrorException notFound = HttpClientErrorException.create(HttpStatus.NOT_FOUND, "Not Found", null,
 				null, null);
-		this.runner.run((context) -> assertThat(context.getBean(BackoffPolicies.class).getDefaults().isRetryable(notFound))
+		this.runner.run((context) -> assertThat(context.getBean(BackoffPolicies.class).getDefaults().getRules().isRetryable(notFound))
 			.isFalse());
 		// Only the auto-configuration: the test's own beans need spring-web.
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
 			.withClassLoader(new FilteredClassLoader(RestClientResponseException.class))
-			.run((context) -> assertThat(context.getBean(BackoffPolicies.class).getDefaults().isRetryable(notFound))
+			.run((context) -> assertThat(context.getBean(BackoffPolicies.class).getDefaults().getRules().isRetryable(notFound))
 				.isTrue());
 	}
 
@@ -306,10 +307,11 @@ class BackoffOverloadSafetyTests {
 	}
 
 	@Test
-	void aPolicyDescribesItsBudget() {
+	void aPolicysBudgetIsKeptBesideThePolicyValue() {
 		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=4").run((context) -> {
-			BackoffPolicy remote = context.getBean(BackoffPolicies.class).get("remote");
-			assertThat(remote.toString()).contains("budget=RetryBudget[maxTokens=4.0, tokenRatio=0.1, tokens=4.0]");
+			BackoffPolicies policies = context.getBean(BackoffPolicies.class);
+			assertThat(policies.getBudget("remote")).hasToString("RetryBudget[maxTokens=4.0, tokenRatio=0.1, tokens=4.0]");
+			assertThat(policies.get("remote").toString()).doesNotContain("budget");
 		});
 	}
 

@@ -35,14 +35,14 @@ class BackoffPropertiesTests {
 					"backoff.defaults.abort-on=java.io.FileNotFoundException")
 			.run((context) -> {
 				BackoffPolicy defaults = policies(context).getDefaults();
-				assertThat(defaults.getMaxAttempts()).isEqualTo(5);
-				assertThat(defaults.getBaseDelay()).isEqualTo(Duration.ofMillis(250));
-				assertThat(defaults.getMaxDelay()).isEqualTo(Duration.ofSeconds(10));
-				assertThat(defaults.getMultiplier()).isEqualTo(1.5);
-				assertThat(defaults.getJitter()).isEqualTo(Jitter.DECORRELATED);
-				assertThat(defaults.getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
-				assertThat(defaults.getRetryOn()).containsExactly(IOException.class, TimeoutException.class);
-				assertThat(defaults.getAbortOn()).containsExactly(FileNotFoundException.class);
+				assertThat(defaults.getSchedule().getMaxAttempts()).isEqualTo(5);
+				assertThat(defaults.getSchedule().getBaseDelay()).isEqualTo(Duration.ofMillis(250));
+				assertThat(defaults.getSchedule().getMaxDelay()).isEqualTo(Duration.ofSeconds(10));
+				assertThat(defaults.getSchedule().getMultiplier()).isEqualTo(1.5);
+				assertThat(defaults.getSchedule().getJitter()).isEqualTo(Jitter.DECORRELATED);
+				assertThat(defaults.getRules().getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
+				assertThat(defaults.getRules().getRetryOn()).containsExactly(IOException.class, TimeoutException.class);
+				assertThat(defaults.getRules().getAbortOn()).containsExactly(FileNotFoundException.class);
 			});
 	}
 
@@ -57,14 +57,14 @@ class BackoffPropertiesTests {
 			.run((context) -> {
 				BackoffPolicy quotes = policies(context).get("quotes");
 				assertThat(quotes).isNotNull();
-				assertThat(quotes.getMaxAttempts()).isEqualTo(4);
-				assertThat(quotes.getBaseDelay()).isEqualTo(Duration.ofMillis(50));
-				assertThat(quotes.getMaxDelay()).isEqualTo(Duration.ofSeconds(2));
-				assertThat(quotes.getMultiplier()).isEqualTo(3.0);
-				assertThat(quotes.getJitter()).isEqualTo(Jitter.EQUAL);
-				assertThat(quotes.getMaxElapsed()).isEqualTo(Duration.ofMinutes(1));
-				assertThat(quotes.getRetryOn()).containsExactly(UncheckedIOException.class);
-				assertThat(quotes.getAbortOn()).containsExactly(IllegalArgumentException.class);
+				assertThat(quotes.getSchedule().getMaxAttempts()).isEqualTo(4);
+				assertThat(quotes.getSchedule().getBaseDelay()).isEqualTo(Duration.ofMillis(50));
+				assertThat(quotes.getSchedule().getMaxDelay()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(quotes.getSchedule().getMultiplier()).isEqualTo(3.0);
+				assertThat(quotes.getSchedule().getJitter()).isEqualTo(Jitter.EQUAL);
+				assertThat(quotes.getRules().getMaxElapsed()).isEqualTo(Duration.ofMinutes(1));
+				assertThat(quotes.getRules().getRetryOn()).containsExactly(UncheckedIOException.class);
+				assertThat(quotes.getRules().getAbortOn()).containsExactly(IllegalArgumentException.class);
 			});
 	}
 
@@ -75,10 +75,10 @@ class BackoffPropertiesTests {
 					"backoff.policies.c.jitter=equal", "backoff.policies.d.jitter=decorrelated")
 			.run((context) -> {
 				BackoffPolicies policies = policies(context);
-				assertThat(policies.get("a").getJitter()).isEqualTo(Jitter.NONE);
-				assertThat(policies.get("b").getJitter()).isEqualTo(Jitter.FULL);
-				assertThat(policies.get("c").getJitter()).isEqualTo(Jitter.EQUAL);
-				assertThat(policies.get("d").getJitter()).isEqualTo(Jitter.DECORRELATED);
+				assertThat(policies.get("a").getSchedule().getJitter()).isEqualTo(Jitter.NONE);
+				assertThat(policies.get("b").getSchedule().getJitter()).isEqualTo(Jitter.FULL);
+				assertThat(policies.get("c").getSchedule().getJitter()).isEqualTo(Jitter.EQUAL);
+				assertThat(policies.get("d").getSchedule().getJitter()).isEqualTo(Jitter.DECORRELATED);
 			});
 	}
 
@@ -86,14 +86,14 @@ class BackoffPropertiesTests {
 	void trimsSpacesAroundExceptionTypeNames() {
 		this.contextRunner
 			.withPropertyValues("backoff.defaults.retry-on=java.io.IOException , java.util.concurrent.TimeoutException")
-			.run((context) -> assertThat(policies(context).getDefaults().getRetryOn())
+			.run((context) -> assertThat(policies(context).getDefaults().getRules().getRetryOn())
 				.containsExactly(IOException.class, TimeoutException.class));
 	}
 
 	@Test
 	void bindsADurationWithoutUnitAsMilliseconds() {
 		this.contextRunner.withPropertyValues("backoff.defaults.base-delay=300")
-			.run((context) -> assertThat(policies(context).getDefaults().getBaseDelay())
+			.run((context) -> assertThat(policies(context).getDefaults().getSchedule().getBaseDelay())
 				.isEqualTo(Duration.ofMillis(300)));
 	}
 
@@ -105,13 +105,13 @@ class BackoffPropertiesTests {
 					"backoff.policies.quotes.base-delay=1s")
 			.run((context) -> {
 				BackoffPolicy quotes = policies(context).get("quotes");
-				assertThat(quotes.getBaseDelay()).isEqualTo(Duration.ofSeconds(1));
-				assertThat(quotes.getMaxAttempts()).isEqualTo(7);
-				assertThat(quotes.getJitter()).isEqualTo(Jitter.NONE);
-				assertThat(quotes.getMaxElapsed()).isEqualTo(Duration.ofSeconds(5));
-				assertThat(quotes.getRetryOn()).containsExactly(IOException.class);
-				assertThat(quotes.getMaxDelay()).isEqualTo(BackoffPolicy.DEFAULT_MAX_DELAY);
-				assertThat(quotes.getMultiplier()).isEqualTo(BackoffPolicy.DEFAULT_MULTIPLIER);
+				assertThat(quotes.getSchedule().getBaseDelay()).isEqualTo(Duration.ofSeconds(1));
+				assertThat(quotes.getSchedule().getMaxAttempts()).isEqualTo(7);
+				assertThat(quotes.getSchedule().getJitter()).isEqualTo(Jitter.NONE);
+				assertThat(quotes.getRules().getMaxElapsed()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(quotes.getRules().getRetryOn()).containsExactly(IOException.class);
+				assertThat(quotes.getSchedule().getMaxDelay()).isEqualTo(BackoffPolicy.DEFAULT_MAX_DELAY);
+				assertThat(quotes.getSchedule().getMultiplier()).isEqualTo(BackoffPolicy.DEFAULT_MULTIPLIER);
 			});
 	}
 
@@ -120,14 +120,14 @@ class BackoffPropertiesTests {
 		this.contextRunner
 			.withPropertyValues("backoff.defaults.retry-on=java.io.IOException",
 					"backoff.policies.quotes.retry-on=java.util.concurrent.TimeoutException")
-			.run((context) -> assertThat(policies(context).get("quotes").getRetryOn())
+			.run((context) -> assertThat(policies(context).get("quotes").getRules().getRetryOn())
 				.containsExactly(TimeoutException.class));
 	}
 
 	@Test
 	void defaultsAreLeftAloneByNamedPolicies() {
 		this.contextRunner.withPropertyValues("backoff.policies.quotes.max-attempts=9")
-			.run((context) -> assertThat(policies(context).getDefaults().getMaxAttempts())
+			.run((context) -> assertThat(policies(context).getDefaults().getSchedule().getMaxAttempts())
 				.isEqualTo(BackoffPolicy.DEFAULT_MAX_ATTEMPTS));
 	}
 

@@ -1,5 +1,7 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.RecordingSleeper;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -12,10 +12,13 @@ import java.util.TreeMap;
 
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
+import dev.backoff.BackoffSchedule;
+import dev.backoff.Jitter;
+import dev.backoff.RetryRules;
 import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.BackoffCallCounts;
 import dev.backoff.autoconfigure.BackoffOperation;
-import dev.backoff.autoconfigure.BackoffOperations;
+import dev.backoff.autoconfigure.BackoffOperationSource;
 import dev.backoff.autoconfigure.BackoffPolicies;
 import dev.backoff.autoconfigure.DurationFormat;
 import org.jspecify.annotations.Nullable;
@@ -43,7 +46,7 @@ public class BackoffEndpoint {
 	/** A fixed seed: the preview of a policy reads the same on every request. */
 	private static final long SEED = 0x5DEECE66DL;
 
-	private final BackoffOperations operations;
+	private final BackoffOperationSource operations;
 
 	private final @Nullable BackoffCallCounts counts;
 
@@ -51,7 +54,7 @@ public class BackoffEndpoint {
 	 * @param operations the resolved {@code @Backoff} methods and their policies
 	 * @param counts the live counts, or {@code null} without metrics
 	 */
-	public BackoffEndpoint(BackoffOperations operations, @Nullable BackoffCallCounts counts) {
+	public BackoffEndpoint(BackoffOperationSource operations, @Nullable BackoffCallCounts counts) {
 		this.operations = operations;
 		this.counts = counts;
 	}
@@ -79,54 +82,52 @@ public class BackoffEndpoint {
 		return (found != null) ? preview(policy, found) : null;
 	}
 
-	private PolicyDescriptor describe(String name, @Nullable BackoffPolicy policy) {
-		BackoffPolicy effective = (policy != null) ? policy : BackoffPolicy.defaults();
+	private PolicyDescriptor describe(String name, BackoffPolicy policy) {
+		RetryBudget budget = this.operations.getPolicies().getBudget(name);
 		Map<String, MethodDescriptor> methods = new TreeMap<>();
 		for (BackoffOperation operation : this.operations.getAll()) {
 			if (operation.getPolicyName().equals(name)) {
 				BackoffPolicy own = operation.getPolicy();
 				methods.put(operation.getMethodTag(),
-						new MethodDescriptor(SettingsDescriptor.of(own), rounded(own.worstCaseTotalDelay()),
-								operation.getFallbackName(),
+						new MethodDescriptor(SettingsDescriptor.of(own, budget),
+								rounded(own.getSchedule().worstCaseTotalDelay()), operation.getFallbackName(),
 								(this.counts != null) ? this.counts.get(operation) : null));
 			}
 		}
-		return new PolicyDescriptor(SettingsDescriptor.of(effective), rounded(effective.worstCaseTotalDelay()),
-				methods);
+		return new PolicyDescriptor(SettingsDescriptor.of(policy, budget),
+				rounded(policy.getSchedule().worstCaseTotalDelay()), methods);
 	}
 
 	private PreviewDescriptor preview(String name, BackoffPolicy policy) {
-		int rows = Math.min(policy.getMaxRetries(), MAX_PREVIEW_RETRIES);
+		BackoffSchedule schedule = policy.getSchedule();
+		int rows = Math.min(schedule.getMaxRetries(), MAX_PREVIEW_RETRIES);
 		long[][] samples = new long[rows][SAMPLES];
 		SplittableRandom random = new SplittableRandom(SEED);
 		for (int sample = 0; sample < SAMPLES; sample++) {
 			// Each sequence is independent, as each call's is: the same engine the executor uses.
-			BackoffDelays delays = policy.delays(random.split());
+			BackoffDelays delays = schedule.delays(random.split());
 			for (int row = 0; row < rows; row++) {
 				samples[row][sample] = delays.nextNanos();
 			}
 		}
-		List<RetryPreview> schedule = new ArrayList<>(rows);
+		List<RetryPreview> retries = new ArrayList<>(rows);
 		double expectedElapsed = 0;
-		long worstElapsed = 0;
 		for (int row = 0; row < rows; row++) {
 			long[] draws = samples[row];
 			double mean = Arrays.stream(draws).average().orElse(0);
 			Arrays.sort(draws);
-			long longest = policy.longestDelay(row + 1).toNanos();
 			expectedElapsed += mean;
-			worstElapsed = (worstElapsed > Long.MAX_VALUE - longest) ? Long.MAX_VALUE : worstElapsed + longest;
-			schedule.add(new RetryPreview(row + 1, rounded(policy.ceiling(row + 1)), rounded(nanos(mean)),
+			retries.add(new RetryPreview(row + 1, rounded(schedule.ceiling(row + 1)), rounded(nanos(mean)),
 					rounded(Duration.ofNanos(draws[SAMPLES / 2])), rounded(Duration.ofNanos(draws[(int) (SAMPLES * 0.99)])),
-					rounded(nanos(expectedElapsed)), rounded(Duration.ofNanos(worstElapsed))));
+					rounded(nanos(expectedElapsed)), rounded(schedule.worstCaseTotalDelay(row + 1))));
 		}
-		String growth = (policy.getJitter() == dev.backoff.Jitter.DECORRELATED)
+		String growth = (schedule.getJitter() == Jitter.DECORRELATED)
 				? "decorrelated: each wait is drawn from [base-delay, 3 x the previous wait], capped at max-delay"
 				: String.format(Locale.ROOT,
 						"after a total wait T the next ceiling is base-delay + %.2f x T: each wait is about %.0f%% of the time already waited",
-						policy.getMultiplier() - 1, (policy.getMultiplier() - 1) * 100);
-		return new PreviewDescriptor(name, SettingsDescriptor.of(policy), rounded(policy.worstCaseTotalDelay()), growth,
-				SAMPLES, schedule);
+						schedule.getMultiplier() - 1, (schedule.getMultiplier() - 1) * 100);
+		return new PreviewDescriptor(name, SettingsDescriptor.of(policy, this.operations.getPolicies().getBudget(name)),
+				rounded(schedule.worstCaseTotalDelay()), growth, SAMPLES, retries);
 	}
 
 	private static Duration nanos(double nanos) {
@@ -161,15 +162,16 @@ public class BackoffEndpoint {
 			String jitter, @Nullable String maxElapsed, List<String> retryOn, List<String> abortOn, boolean retryIf,
 			String maxRetryAfter, @Nullable BudgetDescriptor budget) {
 
-		static SettingsDescriptor of(BackoffPolicy policy) {
-			Duration maxElapsed = policy.getMaxElapsed();
-			RetryBudget budget = policy.getBudget();
-			return new SettingsDescriptor(policy.getMaxAttempts(), format(policy.getBaseDelay()),
-					format(policy.getMaxDelay()), policy.getMultiplier(),
-					policy.getJitter().name().toLowerCase(Locale.ROOT),
+		static SettingsDescriptor of(BackoffPolicy policy, @Nullable RetryBudget budget) {
+			BackoffSchedule schedule = policy.getSchedule();
+			RetryRules rules = policy.getRules();
+			Duration maxElapsed = rules.getMaxElapsed();
+			return new SettingsDescriptor(schedule.getMaxAttempts(), format(schedule.getBaseDelay()),
+					format(schedule.getMaxDelay()), schedule.getMultiplier(),
+					schedule.getJitter().name().toLowerCase(Locale.ROOT),
 					(maxElapsed != null) ? format(maxElapsed) : null,
-					policy.getRetryOn().stream().map(Class::getName).toList(),
-					policy.getAbortOn().stream().map(Class::getName).toList(), policy.getRetryIfResult() != null,
+					rules.getRetryOn().stream().map(Class::getName).toList(),
+					rules.getAbortOn().stream().map(Class::getName).toList(), rules.getRetryIfResult() != null,
 					format(policy.getMaxRetryAfter()), (budget != null) ? BudgetDescriptor.of(budget) : null);
 		}
 

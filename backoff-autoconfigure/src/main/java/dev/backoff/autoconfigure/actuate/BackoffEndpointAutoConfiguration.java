@@ -2,7 +2,7 @@ package dev.backoff.autoconfigure.actuate;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffCallCounts;
-import dev.backoff.autoconfigure.BackoffOperations;
+import dev.backoff.autoconfigure.BackoffOperationSource;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,13 +20,13 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = { BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean(BackoffOperations.class)
+@ConditionalOnBean(BackoffOperationSource.class)
 @ConditionalOnAvailableEndpoint(BackoffEndpoint.class)
 public final class BackoffEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffEndpoint backoffEndpoint(BackoffOperations operations, ObjectProvider<BackoffCallCounts> counts) {
+	BackoffEndpoint backoffEndpoint(BackoffOperationSource operations, ObjectProvider<BackoffCallCounts> counts) {
 		return new BackoffEndpoint(operations, counts.getIfAvailable());
 	}
 

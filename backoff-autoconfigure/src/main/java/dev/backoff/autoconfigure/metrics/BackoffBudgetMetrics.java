@@ -1,9 +1,8 @@
 package dev.backoff.autoconfigure.metrics;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
-import dev.backoff.BackoffPolicy;
 import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.BackoffPolicies;
 import io.micrometer.core.instrument.Gauge;
@@ -31,11 +30,11 @@ public class BackoffBudgetMetrics implements MeterBinder {
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		Map<String, BackoffPolicy> all = new LinkedHashMap<>();
-		all.put(BackoffPolicies.DEFAULTS, this.policies.getDefaults());
-		this.policies.getNames().forEach((name) -> all.put(name, this.policies.get(name)));
-		all.forEach((name, policy) -> {
-			RetryBudget budget = policy.getBudget();
+		Set<String> names = new LinkedHashSet<>();
+		names.add(BackoffPolicies.DEFAULTS);
+		names.addAll(this.policies.getNames());
+		for (String name : names) {
+			RetryBudget budget = this.policies.getBudget(name);
 			if (budget != null) {
 				Gauge.builder(TOKENS, budget, RetryBudget::getTokens)
 					.tag("policy", name)
@@ -43,7 +42,7 @@ public class BackoffBudgetMetrics implements MeterBinder {
 					.strongReference(true)
 					.register(registry);
 			}
-		});
+		}
 	}
 
 }

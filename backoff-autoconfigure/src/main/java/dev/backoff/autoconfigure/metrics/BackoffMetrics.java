@@ -63,7 +63,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 	public BackoffListener create(BackoffOperation operation) {
 		return new MeteredListener(this.registry,
 				Tags.of("policy", operation.getPolicyName(), "method", operation.getMethodTag()),
-				operation.getPolicy().getBudget() != null);
+				operation.getBudget() != null);
 	}
 
 	@Override

@@ -1,5 +1,7 @@
 package dev.backoff.autoconfigure.metrics;
 
+import dev.backoff.RecordingSleeper;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -123,7 +123,7 @@ class ConcurrencyTests {
 	@Test
 	void holdsTenThousandPendingRetriesOnFourThreadsAndEndsThemAllWhenTheContextCloses() {
 		this.runner.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class,
-				() -> new BackoffScheduler(4))
+				() -> new BackoffScheduler(4, java.util.concurrent.Executors.defaultThreadFactory()))
 			.withBean(FirstAttemptFails.class, () -> new FirstAttemptFails(IN_FLIGHT))
 			.run((context) -> {
 				FirstAttemptFails service = context.getBean(FirstAttemptFails.class);

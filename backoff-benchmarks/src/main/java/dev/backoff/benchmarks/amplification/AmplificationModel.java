@@ -166,17 +166,15 @@ public final class AmplificationModel {
 	}
 
 	/**
-	 * @param budget the budget that all the calls of the policy share, or {@code null} for none
 	 * @return the clients' policy: 3 attempts, full jitter, base 100 ms, max 20 s
 	 */
-	public static BackoffPolicy policy(@Nullable RetryBudget budget) {
+	public static BackoffPolicy policy() {
 		return BackoffPolicy.builder()
 			.maxAttempts(MAX_ATTEMPTS)
 			.baseDelay(BASE_DELAY)
 			.maxDelay(MAX_DELAY)
 			.multiplier(2.0)
 			.jitter(Jitter.FULL)
-			.budget(budget)
 			.build();
 	}
 
@@ -261,7 +259,7 @@ public final class AmplificationModel {
 		Run(Scenario scenario, Variant variant, long seed) {
 			this.scenario = scenario;
 			this.budget = (variant == Variant.WITH_BUDGET) ? RetryBudget.of(MAX_TOKENS, TOKEN_RATIO) : null;
-			this.policy = policy(this.budget);
+			this.policy = policy();
 			SplittableRandom root = new SplittableRandom(seed);
 			this.network = root.split();
 			this.dependency = root.split();
@@ -317,7 +315,7 @@ public final class AmplificationModel {
 				if (this.now >= this.scenario.durationMs()) {
 					return;
 				}
-				call = this.executors[client].start(this.policy, BackoffListener.NONE);
+				call = this.executors[client].start(this.policy, this.budget, BackoffListener.NONE, null);
 				this.calls[client] = call;
 			}
 			call.beginAttempt();

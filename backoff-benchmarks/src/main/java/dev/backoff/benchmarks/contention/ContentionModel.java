@@ -106,7 +106,7 @@ public final class ContentionModel {
 			if (strategy.policy() != null) {
 				// Each client draws from its own generator, never one shared with the others.
 				RandomGenerator own = network.split();
-				delays[client] = strategy.policy().delays(own);
+				delays[client] = strategy.policy().getSchedule().delays(own);
 			}
 			events.add(new Event(Network.hopMs(network), client, READ_ARRIVES, false));
 		}

@@ -51,7 +51,7 @@ public class DelayBenchmark {
 		}
 		this.policy = builder.build();
 		this.random = ThreadLocalRandom.current();
-		this.delays = this.policy.delays(this.random);
+		this.delays = this.policy.getSchedule().delays(this.random);
 	}
 
 	@Benchmark

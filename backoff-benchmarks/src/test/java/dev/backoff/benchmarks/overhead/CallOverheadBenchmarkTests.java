@@ -143,7 +143,7 @@ class CallOverheadBenchmarkTests {
 				}
 			}
 		}
-		BackoffDelays unlimited = BackoffPolicy.builder().maxAttempts(Integer.MAX_VALUE).build().delays();
+		BackoffDelays unlimited = BackoffPolicy.builder().maxAttempts(Integer.MAX_VALUE).build().getSchedule().delays();
 		assertThat(unlimited.hasNext()).isTrue();
 	}
 

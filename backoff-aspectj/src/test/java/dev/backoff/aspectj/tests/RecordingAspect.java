@@ -1,5 +1,6 @@
-package dev.backoff.autoconfigure.aspectj;
+package dev.backoff.aspectj.tests;
 
+import dev.backoff.aspectj.BackoffAspect;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.aspectj.lang.ProceedingJoinPoint;
@@ -16,7 +17,7 @@ public class RecordingAspect {
 
 	static final AtomicInteger entries = new AtomicInteger();
 
-	@Around("execution(@dev.backoff.autoconfigure.aspectj.Recorded * *(..))")
+	@Around("execution(@dev.backoff.aspectj.tests.Recorded * *(..))")
 	public Object record(ProceedingJoinPoint joinPoint) throws Throwable {
 		entries.incrementAndGet();
 		return joinPoint.proceed();

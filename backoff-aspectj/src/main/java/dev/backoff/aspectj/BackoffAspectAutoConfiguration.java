@@ -1,4 +1,7 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.aspectj;
+
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffOperationSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -30,7 +33,7 @@ public final class BackoffAspectAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnBooleanProperty(name = "backoff.enabled", matchIfMissing = true)
 	@ConditionalOnProperty(name = "backoff.mode", havingValue = "aspectj")
-	static BackoffAspectConfigurer backoffAspectConfigurer(ObjectProvider<BackoffOperations> operations) {
+	static BackoffAspectConfigurer backoffAspectConfigurer(ObjectProvider<BackoffOperationSource> operations) {
 		return BackoffAspectConfigurer.retrying(operations::getObject);
 	}
 

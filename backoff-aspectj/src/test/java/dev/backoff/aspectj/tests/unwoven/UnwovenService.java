@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.aspectj.unwoven;
+package dev.backoff.aspectj.tests.unwoven;
 
 import dev.backoff.Backoff;
 

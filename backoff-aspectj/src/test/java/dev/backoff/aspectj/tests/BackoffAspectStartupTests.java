@@ -1,4 +1,7 @@
-package dev.backoff.autoconfigure.aspectj;
+package dev.backoff.aspectj.tests;
+
+import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
+import dev.backoff.RecordingSleeper;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -6,11 +9,11 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 import dev.backoff.Backoff;
-import dev.backoff.autoconfigure.BackoffAspectAutoConfiguration;
+
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffConfigurationException;
 import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
-import dev.backoff.autoconfigure.aspectj.unwoven.UnwovenService;
+import dev.backoff.aspectj.tests.unwoven.UnwovenService;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -104,7 +107,7 @@ class BackoffAspectStartupTests {
 					+ ", which declares the @Backoff method UnwovenService.fetch, was not woven by AspectJ, "
 					+ "so its calls would not be retried");
 			assertThat(failure.getAction())
-				.startsWith("Include dev.backoff.autoconfigure.aspectj.unwoven in the <weaver> of META-INF/aop.xml");
+				.startsWith("Include dev.backoff.aspectj.tests.unwoven in the <weaver> of META-INF/aop.xml");
 		});
 	}
 

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.aspectj;
+package dev.backoff.aspectj.tests;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.aspectj;
 
 import java.lang.reflect.Method;
 import java.util.ArrayDeque;
@@ -9,7 +9,13 @@ import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.annotation.DeclarePrecedence;
 import org.aspectj.lang.reflect.MethodSignature;
+import java.util.function.Supplier;
+
+import dev.backoff.autoconfigure.BackoffOperation;
+import dev.backoff.autoconfigure.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The {@code @Backoff} advice for AspectJ weaving ({@code backoff.mode=aspectj}): since the
@@ -37,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  * thread.
  */
 @Aspect
-@DeclarePrecedence("*, dev.backoff.autoconfigure.BackoffAspect")
+@DeclarePrecedence("*, dev.backoff.aspectj.BackoffAspect")
 public class BackoffAspect {
 
 	/**
@@ -72,13 +78,13 @@ public class BackoffAspect {
 		if (binding == null) {
 			throw new IllegalStateException(UNBOUND + " (called: " + joinPoint.getSignature().toShortString() + ")");
 		}
-		BackoffOperationCache operations = binding.operations;
+		SingletonSupplier<BackoffOperationSource> operations = binding.operations;
 		Object target = joinPoint.getTarget();
 		if (operations == null || target == null) {
 			return joinPoint.proceed();
 		}
 		Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
-		BackoffOperation operation = operations.get(method, target.getClass());
+		BackoffOperation operation = operations.obtain().getOperation(method, target.getClass());
 		if (operation == null) {
 			return joinPoint.proceed();
 		}
@@ -114,13 +120,13 @@ public class BackoffAspect {
 	 */
 	static final class Binding {
 
-		private final @Nullable BackoffOperationCache operations;
+		private final @Nullable SingletonSupplier<BackoffOperationSource> operations;
 
 		/**
 		 * @param operations the context's operations, or {@code null} to let calls through once
 		 */
-		Binding(@Nullable BackoffOperationCache operations) {
-			this.operations = operations;
+		Binding(@Nullable Supplier<BackoffOperationSource> operations) {
+			this.operations = (operations != null) ? SingletonSupplier.of(operations) : null;
 		}
 
 	}

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.aspectj;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -12,6 +12,9 @@ import org.apache.commons.logging.LogFactory;
 import org.aspectj.lang.Aspects;
 import org.aspectj.weaver.tools.PointcutExpression;
 import org.aspectj.weaver.tools.PointcutParser;
+import dev.backoff.autoconfigure.BackoffAnnotationBeanPostProcessor;
+import dev.backoff.autoconfigure.BackoffConfigurationException;
+import dev.backoff.autoconfigure.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopInfrastructureBean;
@@ -51,10 +54,9 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 	private static final String ASPECTJ = "aspectj";
 
 	private static final String WEAVE = "start the JVM with -javaagent:aspectjweaver.jar and a META-INF/aop.xml "
-			+ "that declares the aspect and includes it and the application's classes in <weaver> "
-			+ "(or weave at compile time)";
+			+ "whose <weaver> includes the application's packages (backoff-aspectj's own aop.xml declares the aspect)";
 
-	private final @Nullable Supplier<BackoffOperations> operations;
+	private final @Nullable Supplier<BackoffOperationSource> operations;
 
 	private final boolean proxies;
 
@@ -67,7 +69,7 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 
 	private @Nullable Runnable unbind;
 
-	private BackoffAspectConfigurer(@Nullable Supplier<BackoffOperations> operations, boolean proxies) {
+	private BackoffAspectConfigurer(@Nullable Supplier<BackoffOperationSource> operations, boolean proxies) {
 		this.operations = operations;
 		this.proxies = proxies;
 	}
@@ -79,7 +81,7 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 	 * bean with one is created or the first woven call is made
 	 * @return the configurer
 	 */
-	public static BackoffAspectConfigurer retrying(Supplier<BackoffOperations> operations) {
+	public static BackoffAspectConfigurer retrying(Supplier<BackoffOperationSource> operations) {
 		return new BackoffAspectConfigurer(operations, false);
 	}
 
@@ -102,7 +104,7 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 	@Override
 	public void afterPropertiesSet() {
 		boolean aspectJ = ClassUtils.isPresent(ASPECTS, this.classLoader);
-		Supplier<BackoffOperations> operations = this.operations;
+		Supplier<BackoffOperationSource> operations = this.operations;
 		if (operations != null) {
 			if (!aspectJ) {
 				throw new BackoffConfigurationException(MODE, ASPECTJ,
@@ -114,7 +116,7 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 						"needs " + BackoffAspect.class.getName() + " woven by AspectJ, and it is not",
 						"To weave at load time, " + WEAVE + "; or set backoff.mode=proxy.");
 			}
-			this.unbind = Weaving.bind(new BackoffOperationCache(operations));
+			this.unbind = Weaving.bind(operations);
 		}
 		else if (aspectJ && Weaving.isWoven()) {
 			if (this.proxies) {
@@ -128,7 +130,7 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		Supplier<BackoffOperations> operations = this.operations;
+		Supplier<BackoffOperationSource> operations = this.operations;
 		if (operations != null && !(bean instanceof AopInfrastructureBean)) {
 			Class<?> targetClass = AopUtils.getTargetClass(bean);
 			if (this.checked.get(targetClass) == null) {
@@ -142,19 +144,19 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 	 * Resolves the {@code @Backoff} methods of a bean class and makes sure that the woven
 	 * aspect reaches each one that a proxy would retry.
 	 */
-	private boolean check(Class<?> userClass, Supplier<BackoffOperations> supplier) {
+	private boolean check(Class<?> userClass, Supplier<BackoffOperationSource> supplier) {
 		// The proxies' test first: other beans, the operations' own dependencies among them,
 		// must not need the operations.
 		if (!AopUtils.canApply(BackoffAnnotationBeanPostProcessor.pointcut(), userClass)) {
 			return false;
 		}
-		BackoffOperations operations = supplier.get();
+		BackoffOperationSource operations = supplier.get();
 		if (!operations.resolveAll(userClass)) {
 			return false;
 		}
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
 			// Static methods are skipped, as the proxies skip them.
-			if (!Modifier.isStatic(method.getModifiers()) && operations.resolve(method, userClass) != null) {
+			if (!Modifier.isStatic(method.getModifiers()) && operations.getOperation(method, userClass) != null) {
 				checkReached(method, userClass);
 			}
 		}
@@ -214,7 +216,7 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 			return Aspects.hasAspect(BackoffAspect.class);
 		}
 
-		static Runnable bind(@Nullable BackoffOperationCache operations) {
+		static Runnable bind(@Nullable Supplier<BackoffOperationSource> operations) {
 			BackoffAspect aspect = Aspects.aspectOf(BackoffAspect.class);
 			BackoffAspect.Binding binding = new BackoffAspect.Binding(operations);
 			aspect.bind(binding);

@@ -6,8 +6,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +22,6 @@ import dev.backoff.Backoff;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
-import dev.backoff.InvalidPolicyException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -39,19 +40,28 @@ import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
- * Resolves every {@code @Backoff} method into a {@link BackoffOperation}, once, and keeps
- * them: the effective policy (named policy, then the annotation's overrides with placeholders
- * resolved), the return type's retry path, the compiled {@code retryIf} and the fallback.
- * Anything wrong stops start-up with a {@link BackoffConfigurationException} that names the
- * method and the attribute.
+ * The source of every {@code @Backoff} method's {@link BackoffOperation}, in the shape of
+ * Spring's cache abstraction ({@code AbstractFallbackCacheOperationSource}): one cache keyed
+ * by method and target class, with a marker for "no annotation", in front of the one
+ * resolution of a method: its named policy with the annotation's settings merged over it
+ * ({@link BackoffPolicies#derive}), placeholders resolved, its return type's retry path, its
+ * compiled {@code retryIf} and its fallback. Anything wrong throws a
+ * {@link BackoffConfigurationException} that names the method and the attribute. The
+ * interceptor and the AspectJ aspect both ask it on every call; it resolves nothing before
+ * a bean is created, so it never needs configuration earlier than that.
  */
-public class BackoffOperations {
+public class BackoffOperationSource {
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
-			BackoffOperations.class.getClassLoader());
+			BackoffOperationSource.class.getClassLoader());
 
 	private static final boolean REACTIVE_STREAMS_PRESENT = ClassUtils.isPresent("org.reactivestreams.Publisher",
-			BackoffOperations.class.getClassLoader());
+			BackoffOperationSource.class.getClassLoader());
+
+	/** Cached for methods without {@code @Backoff}. */
+	private static final Object NONE = new Object();
+
+	private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>(1024);
 
 	private final BackoffPolicies policies;
 
@@ -63,11 +73,7 @@ public class BackoffOperations {
 
 	private final StringValueResolver placeholders;
 
-	private final @Nullable ClassLoader classLoader;
-
 	private final SpelExpressionParser parser;
-
-	private final Map<MethodClassKey, BackoffOperation> operations = new ConcurrentHashMap<>();
 
 	/**
 	 * @param policies the configured policies
@@ -75,17 +81,16 @@ public class BackoffOperations {
 	 * @param scheduler schedules the waits of non-blocking calls
 	 * @param listeners creates each operation's listener
 	 * @param placeholders resolves {@code ${…}} in annotation attributes
-	 * @param classLoader loads types named in the configuration
+	 * @param classLoader loads the types {@code retryIf} expressions name
 	 */
-	public BackoffOperations(BackoffPolicies policies, BackoffExecutor executor, ScheduledExecutorService scheduler,
-			Function<BackoffOperation, BackoffListener> listeners, StringValueResolver placeholders,
-			@Nullable ClassLoader classLoader) {
+	public BackoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
+			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
+			StringValueResolver placeholders, @Nullable ClassLoader classLoader) {
 		this.policies = policies;
 		this.executor = executor;
 		this.scheduler = scheduler;
 		this.listeners = listeners;
 		this.placeholders = placeholders;
-		this.classLoader = classLoader;
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
 	}
 
@@ -101,97 +106,99 @@ public class BackoffOperations {
 
 	/** @return every operation resolved so far: all of them once the context has started */
 	public Collection<BackoffOperation> getAll() {
-		return Collections.unmodifiableCollection(this.operations.values());
+		Set<BackoffOperation> all = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (Object cached : this.cache.values()) {
+			if (cached instanceof BackoffOperation operation) {
+				all.add(operation);
+			}
+		}
+		return all;
 	}
 
 	/**
-	 * Resolves every {@code @Backoff} method of a class, so that mistakes stop start-up.
+	 * The operation of a method, resolved on the first call and cached.
+	 * @param method the invoked method
+	 * @param targetClass the class of the target bean, or {@code null} if unknown
+	 * @return the operation, or {@code null} if the method has no {@code @Backoff}
+	 */
+	public @Nullable BackoffOperation getOperation(Method method, @Nullable Class<?> targetClass) {
+		if (method.getDeclaringClass() == Object.class) {
+			return null;
+		}
+		MethodClassKey key = new MethodClassKey(method, targetClass);
+		Object cached = this.cache.get(key);
+		if (cached == null) {
+			BackoffOperation operation = resolve(method, targetClass);
+			cached = this.cache.putIfAbsent(key, (operation != null) ? operation : NONE);
+			if (cached == null) {
+				return operation;
+			}
+		}
+		return (cached != NONE) ? (BackoffOperation) cached : null;
+	}
+
+	/**
+	 * Resolves every {@code @Backoff} method of a bean class, so that mistakes stop start-up.
 	 * @param targetClass the class of a bean
 	 * @return whether the class has any {@code @Backoff} method
 	 */
 	public boolean resolveAll(Class<?> targetClass) {
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
-		boolean typeLevel = AnnotatedElementUtils.hasAnnotation(userClass, Backoff.class);
 		boolean found = false;
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
-			if (typeLevel || AnnotatedElementUtils.hasAnnotation(method, Backoff.class)) {
-				found |= (resolve(method, userClass) != null);
-			}
+			found |= (getOperation(method, userClass) != null);
 		}
 		return found;
 	}
 
-	/**
-	 * @param method the invoked method
-	 * @param targetClass the class of the target bean
-	 * @return the operation, or {@code null} if the method has no {@code @Backoff}
-	 */
-	public @Nullable BackoffOperation resolve(Method method, Class<?> targetClass) {
-		// Keyed by the implementation's method, so that an interface method invoked through a
-		// JDK proxy finds the operation resolved at start-up rather than creating a second one.
+	private @Nullable BackoffOperation resolve(Method method, @Nullable Class<?> targetClass) {
+		// An interface method invoked through a JDK proxy, or a method of a generated subclass,
+		// shares the operation of the user class's own method rather than creating a second one.
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		MethodClassKey key = new MethodClassKey(specific, targetClass);
-		BackoffOperation operation = this.operations.get(key);
-		if (operation != null) {
-			return operation;
+		Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : method.getDeclaringClass());
+		if (!specific.equals(method) || userClass != targetClass) {
+			return getOperation(specific, userClass);
 		}
-		Backoff backoff = AnnotatedElementUtils.findMergedAnnotation(specific, Backoff.class);
+		Backoff backoff = AnnotatedElementUtils.findMergedAnnotation(method, Backoff.class);
 		if (backoff == null) {
-			// A type-level @Backoff covers the public methods the type declares, not Object's.
-			if (specific.getDeclaringClass() == Object.class || !Modifier.isPublic(specific.getModifiers())) {
+			// A type-level @Backoff covers the public instance methods the type declares.
+			if (!Modifier.isPublic(method.getModifiers()) || Modifier.isStatic(method.getModifiers())) {
 				return null;
 			}
-			backoff = AnnotatedElementUtils.findMergedAnnotation(targetClass, Backoff.class);
+			backoff = AnnotatedElementUtils.findMergedAnnotation(userClass, Backoff.class);
 			if (backoff == null) {
 				return null;
 			}
 		}
-		operation = create(backoff, specific, ClassUtils.getUserClass(targetClass));
-		BackoffOperation existing = this.operations.putIfAbsent(key, operation);
-		return (existing != null) ? existing : operation;
+		return create(backoff, method, userClass);
 	}
 
 	private BackoffOperation create(Backoff backoff, Method method, Class<?> targetClass) {
 		String where = " on " + targetClass.getSimpleName() + "." + method.getName();
 		String policyName = policyName(backoff, where);
-		BackoffPolicy base = this.policies.get(policyName);
-		if (base == null) {
+		if (this.policies.get(policyName) == null) {
 			String attribute = StringUtils.hasText(resolve(backoff.value())) ? "value" : "policy";
+			Set<String> names = this.policies.getNames();
 			throw new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, policyName,
 					"must name a policy under backoff.policies ("
-							+ (this.policies.getNames().isEmpty() ? "none is configured"
-									: "configured: " + String.join(", ", this.policies.getNames()))
+							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
 							+ ")",
 					"Add backoff.policies." + policyName + " to the configuration"
-							+ (this.policies.getNames().isEmpty() ? "."
-									: ", or name one of " + String.join(", ", this.policies.getNames()) + "."));
+							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
 		}
-		BackoffOperation.Kind kind = kind(method, where);
-		BackoffPolicy.Builder builder = base.toBuilder();
-		applyOverrides(backoff, builder, where);
+		BackoffOperation.Invoker invoker = invoker(method, where);
+		BackoffProperties.Policy settings = settings(backoff, where);
 		String retryIf = resolve(backoff.retryIf());
-		if (StringUtils.hasText(retryIf)) {
-			builder.retryIfResult(retryIf(retryIf, method, kind, where));
-		}
-		BackoffPolicy policy;
-		try {
-			policy = builder.build();
-		}
-		catch (InvalidPolicyException ex) {
-			String property = "@Backoff(" + ex.getSetting() + ")" + where;
-			String rule = BackoffPolicies.durations(ex.getRule());
-			throw new BackoffConfigurationException(property, BackoffPolicies.format(ex.getValue()), rule,
-					"Update " + ex.getSetting() + " on the annotation, or in "
-							+ (BackoffPolicies.DEFAULTS.equals(policyName) ? "backoff.defaults"
-									: "backoff.policies." + policyName)
-							+ ": it " + rule + ".",
-					ex);
+		Predicate<@Nullable Object> retryIfResult = StringUtils.hasText(retryIf)
+				? retryIf(retryIf, method, where) : null;
+		BackoffPolicy policy = (settings == null) ? this.policies.get(policyName)
+				: this.policies.derive(policyName, settings, where);
+		if (retryIfResult != null) {
+			policy = policy.toBuilder().retryIfResult(retryIfResult).build();
 		}
 		Fallback fallback = fallback(resolve(backoff.fallback()), method, targetClass, where);
-		BackoffOperation operation = new BackoffOperation(policyName, method, targetClass, policy, kind, fallback,
-				this.executor, this.scheduler);
-		operation.setListener(this.listeners.apply(operation));
-		return operation;
+		return new BackoffOperation(policyName, method, targetClass, policy, this.policies.getBudget(policyName),
+				invoker, fallback, this.executor, this.scheduler, this.listeners);
 	}
 
 	private String policyName(Backoff backoff, String where) {
@@ -206,43 +213,40 @@ public class BackoffOperations {
 		return StringUtils.hasText(name) ? name.trim() : BackoffPolicies.DEFAULTS;
 	}
 
-	private void applyOverrides(Backoff backoff, BackoffPolicy.Builder builder, String where) {
-		String maxAttempts = resolve(backoff.maxAttempts());
-		if (StringUtils.hasText(maxAttempts)) {
-			builder.maxAttempts(parse("maxAttempts", maxAttempts, where, "a whole number such as 3", Integer::parseInt));
-		}
-		String baseDelay = resolve(backoff.baseDelay());
-		if (StringUtils.hasText(baseDelay)) {
-			builder.baseDelay(parse("baseDelay", baseDelay, where, "a duration such as 250ms", DurationFormat::parse));
-		}
-		String maxDelay = resolve(backoff.maxDelay());
-		if (StringUtils.hasText(maxDelay)) {
-			builder.maxDelay(parse("maxDelay", maxDelay, where, "a duration such as 5s", DurationFormat::parse));
-		}
-		String multiplier = resolve(backoff.multiplier());
-		if (StringUtils.hasText(multiplier)) {
-			builder.multiplier(parse("multiplier", multiplier, where, "a number such as 2.0", Double::parseDouble));
-		}
+	/** The annotation's settings, parsed as the YAML's; {@code null} when it sets none. */
+	private BackoffProperties.@Nullable Policy settings(Backoff backoff, String where) {
 		if (backoff.jitter().length > 1) {
 			throw new BackoffConfigurationException("@Backoff(jitter)" + where, Arrays.toString(backoff.jitter()),
 					"must hold at most one value", "Keep one jitter.");
 		}
-		if (backoff.jitter().length == 1) {
-			builder.jitter(backoff.jitter()[0]);
-		}
-		String maxElapsed = resolve(backoff.maxElapsed());
-		if (StringUtils.hasText(maxElapsed)) {
-			builder.maxElapsed(parse("maxElapsed", maxElapsed, where, "a duration such as 30s", DurationFormat::parse));
-		}
-		if (backoff.retryOn().length > 0) {
-			builder.retryOn(backoff.retryOn());
-		}
-		if (backoff.abortOn().length > 0) {
-			builder.abortOn(backoff.abortOn());
-		}
+		BackoffProperties.Policy settings = new BackoffProperties.Policy();
+		settings.setMaxAttempts(parse("maxAttempts", backoff.maxAttempts(), where, "a whole number such as 3",
+				Integer::valueOf));
+		settings.setBaseDelay(parse("baseDelay", backoff.baseDelay(), where, "a duration such as 250ms",
+				DurationFormat::parse));
+		settings.setMaxDelay(parse("maxDelay", backoff.maxDelay(), where, "a duration such as 5s", DurationFormat::parse));
+		settings.setMultiplier(parse("multiplier", backoff.multiplier(), where, "a number such as 2.0", Double::valueOf));
+		settings.setJitter((backoff.jitter().length == 1) ? backoff.jitter()[0] : null);
+		settings.setMaxElapsed(parse("maxElapsed", backoff.maxElapsed(), where, "a duration such as 30s",
+				DurationFormat::parse));
+		settings.setRetryOn(names(backoff.retryOn()));
+		settings.setAbortOn(names(backoff.abortOn()));
+		boolean any = settings.getMaxAttempts() != null || settings.getBaseDelay() != null
+				|| settings.getMaxDelay() != null || settings.getMultiplier() != null || settings.getJitter() != null
+				|| settings.getMaxElapsed() != null || settings.getRetryOn() != null || settings.getAbortOn() != null;
+		return any ? settings : null;
 	}
 
-	private <T> T parse(String attribute, String value, String where, String expected, Function<String, T> parser) {
+	private static @Nullable List<String> names(Class<?>[] types) {
+		return (types.length > 0) ? Arrays.stream(types).map(Class::getName).toList() : null;
+	}
+
+	private <T> @Nullable T parse(String attribute, String text, String where, String expected,
+			Function<String, T> parser) {
+		String value = resolve(text);
+		if (!StringUtils.hasText(value)) {
+			return null;
+		}
 		try {
 			return parser.apply(value.trim());
 		}
@@ -252,25 +256,25 @@ public class BackoffOperations {
 		}
 	}
 
-	private BackoffOperation.Kind kind(Method method, String where) {
+	private BackoffOperation.Invoker invoker(Method method, String where) {
 		Class<?> type = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(type)) {
 			if (type != CompletionStage.class && type != CompletableFuture.class) {
 				throw unsupported(type, where);
 			}
-			return BackoffOperation.Kind.COMPLETION_STAGE;
+			return BackoffOperation::invokeAsync;
 		}
 		if (REACTOR_PRESENT && type == reactor.core.publisher.Mono.class) {
-			return BackoffOperation.Kind.MONO;
+			return ReactorRetry::mono;
 		}
 		if (REACTOR_PRESENT && type == reactor.core.publisher.Flux.class) {
-			return BackoffOperation.Kind.FLUX;
+			return ReactorRetry::flux;
 		}
 		if (Future.class.isAssignableFrom(type)
 				|| (REACTIVE_STREAMS_PRESENT && org.reactivestreams.Publisher.class.isAssignableFrom(type))) {
 			throw unsupported(type, where);
 		}
-		return BackoffOperation.Kind.BLOCKING;
+		return BackoffOperation::invokeBlocking;
 	}
 
 	private BackoffConfigurationException unsupported(Class<?> type, String where) {
@@ -281,8 +285,9 @@ public class BackoffOperations {
 						+ ".");
 	}
 
-	private Predicate<@Nullable Object> retryIf(String text, Method method, BackoffOperation.Kind kind, String where) {
-		if (method.getReturnType() == void.class || kind == BackoffOperation.Kind.FLUX) {
+	private Predicate<@Nullable Object> retryIf(String text, Method method, String where) {
+		if (method.getReturnType() == void.class
+				|| (REACTOR_PRESENT && method.getReturnType() == reactor.core.publisher.Flux.class)) {
 			throw new BackoffConfigurationException("@Backoff(retryIf)" + where, text,
 					"needs a method that returns one value (not void or Flux)",
 					"Remove retryIf, or return the value to test.");

@@ -1,0 +1,172 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import dev.backoff.internal.CauseChain;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Whether to retry: which failures and results are worth another attempt, what a server's
+ * {@link RetryAfter} hint may ask for, and how long a call may take in all. An immutable value,
+ * the rules half of a {@link BackoffPolicy}.
+ *
+ * <p>Failures are classified along their cause chain: a failure is retried when it (or a
+ * cause) is an instance of a {@code retryOn} type, or, with no {@code retryOn} given, when the
+ * {@code retryableByDefault} predicate accepts it (by default: when it is an
+ * {@link Exception}); and never when it (or a cause) is an instance of an {@code abortOn}
+ * type (abort wins). {@link Error}s are not retried unless named.
+ *
+ * @see BackoffPolicy.Builder
+ */
+public final class RetryRules {
+
+	private final Class<? extends Throwable>[] retryOn;
+
+	private final Class<? extends Throwable>[] abortOn;
+
+	private final Predicate<? super Throwable> retryableByDefault;
+
+	private final @Nullable Predicate<@Nullable Object> retryIfResult;
+
+	private final Function<? super Throwable, ? extends @Nullable Duration> retryAfter;
+
+	private final @Nullable Duration maxRetryAfter;
+
+	private final @Nullable Duration maxElapsed;
+
+	RetryRules(Set<Class<? extends Throwable>> retryOn, Set<Class<? extends Throwable>> abortOn,
+			Predicate<? super Throwable> retryableByDefault, @Nullable Predicate<@Nullable Object> retryIfResult,
+			Function<? super Throwable, ? extends @Nullable Duration> retryAfter, @Nullable Duration maxRetryAfter,
+			@Nullable Duration maxElapsed) {
+		if (maxElapsed != null) {
+			// Checked before requireDuration, whose "zero or positive" would be wrong here.
+			if (maxElapsed.isNegative() || maxElapsed.isZero()) {
+				throw new InvalidPolicyException("maxElapsed", maxElapsed, "must be positive (or unset for no limit)");
+			}
+			BackoffSchedule.requireDuration("maxElapsed", maxElapsed);
+		}
+		if (maxRetryAfter != null) {
+			BackoffSchedule.requireDuration("maxRetryAfter", maxRetryAfter);
+		}
+		this.retryOn = toArray("retryOn", retryOn);
+		this.abortOn = toArray("abortOn", abortOn);
+		for (Class<? extends Throwable> type : this.retryOn) {
+			if (abortOn.contains(type)) {
+				throw new InvalidPolicyException("abortOn", type.getName(), "must not name a type that {0} names too",
+						new InvalidPolicyException.Setting("retryOn"));
+			}
+		}
+		this.retryableByDefault = retryableByDefault;
+		this.retryIfResult = retryIfResult;
+		this.retryAfter = retryAfter;
+		this.maxRetryAfter = maxRetryAfter;
+		this.maxElapsed = maxElapsed;
+	}
+
+	/** @return the failure types to retry; empty means those {@code retryableByDefault} accepts */
+	public Set<Class<? extends Throwable>> getRetryOn() {
+		return Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(this.retryOn)));
+	}
+
+	/** @return the failure types never to retry; they win over {@link #getRetryOn()} */
+	public Set<Class<? extends Throwable>> getAbortOn() {
+		return Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(this.abortOn)));
+	}
+
+	/** @return the predicate on a result that asks for another attempt; {@code null} for none */
+	public @Nullable Predicate<@Nullable Object> getRetryIfResult() {
+		return this.retryIfResult;
+	}
+
+	/** @return the longest server hint honoured, or {@code null} for the schedule's {@code maxDelay} */
+	public @Nullable Duration getMaxRetryAfter() {
+		return this.maxRetryAfter;
+	}
+
+	/** @return the budget for attempts plus waits, from the first call; {@code null} for none */
+	public @Nullable Duration getMaxElapsed() {
+		return this.maxElapsed;
+	}
+
+	/**
+	 * Whether a failure may be retried, by the rules in the class description.
+	 * @param failure the failure of an attempt
+	 * @return {@code true} to retry
+	 */
+	public boolean isRetryable(Throwable failure) {
+		if (this.abortOn.length > 0 && matchesCauseChain(failure, this.abortOn)) {
+			return false;
+		}
+		if (this.retryOn.length == 0) {
+			return this.retryableByDefault.test(failure);
+		}
+		return matchesCauseChain(failure, this.retryOn);
+	}
+
+	/**
+	 * Whether a result asks for another attempt.
+	 * @param result the result of an attempt
+	 * @return {@code true} when a result predicate is set and matches
+	 */
+	public boolean isRetryableResult(@Nullable Object result) {
+		return this.retryIfResult != null && this.retryIfResult.test(result);
+	}
+
+	/**
+	 * The server's hint of how long to wait after a failure, read by the {@code retryAfter}
+	 * source ({@link RetryAfter#of} unless set).
+	 * @param failure an attempt's failure
+	 * @return the hint, or {@code null} for none; a negative hint is read as none
+	 */
+	public @Nullable Duration retryAfter(Throwable failure) {
+		Duration hint = this.retryAfter.apply(failure);
+		return (hint != null && !hint.isNegative()) ? hint : null;
+	}
+
+	Predicate<? super Throwable> retryableByDefault() {
+		return this.retryableByDefault;
+	}
+
+	Function<? super Throwable, ? extends @Nullable Duration> retryAfterSource() {
+		return this.retryAfter;
+	}
+
+	private static boolean matchesCauseChain(Throwable failure, Class<? extends Throwable>[] types) {
+		return CauseChain.first(failure, (current) -> {
+			for (Class<? extends Throwable> type : types) {
+				if (type.isInstance(current)) {
+					return Boolean.TRUE;
+				}
+			}
+			return null;
+		}) != null;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Class<? extends Throwable>[] toArray(String setting, Set<Class<? extends Throwable>> types) {
+		for (Class<?> type : types) {
+			// Raw or reflective callers can slip past the generic signature.
+			if (type == null || !Throwable.class.isAssignableFrom(type)) {
+				throw new InvalidPolicyException(setting, (type != null) ? type.getName() : null,
+						"must name only Throwable types");
+			}
+		}
+		return types.toArray(new Class[0]);
+	}
+
+	@Override
+	public String toString() {
+		return ((this.maxElapsed != null) ? ", maxElapsed=" + this.maxElapsed : "")
+				+ ((this.retryOn.length > 0) ? ", retryOn=" + getRetryOn() : "")
+				+ ((this.abortOn.length > 0) ? ", abortOn=" + getAbortOn() : "")
+				+ ((this.retryIfResult != null) ? ", retryIfResult" : "")
+				+ ((this.maxRetryAfter != null) ? ", maxRetryAfter=" + this.maxRetryAfter : "");
+	}
+
+}
