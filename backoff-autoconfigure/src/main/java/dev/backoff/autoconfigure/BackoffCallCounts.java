@@ -11,7 +11,8 @@ public interface BackoffCallCounts {
 
 	/**
 	 * @param operation a resolved {@code @Backoff} method
-	 * @return its calls so far, keyed by outcome tag value, e.g. {@code success_after_retry}
+	 * @return its calls so far, keyed by outcome tag value, e.g. {@code success_after_retry};
+	 * an outcome that has not happened yet may be absent
 	 */
 	Map<String, Long> get(BackoffOperation operation);
 

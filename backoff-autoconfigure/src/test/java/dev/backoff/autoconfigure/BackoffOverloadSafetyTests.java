@@ -66,9 +66,12 @@ class BackoffOverloadSafetyTests {
 			assertThat(policies.getBudget("remote")).isNull();
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).gauges()).isEmpty();
-			// No series for an outcome that cannot happen.
+			// Every attempt fails: the call ends exhausted, never budget_exhausted, which has no series.
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(context.getBean(Remote.class)::fetch);
+			assertThat(context.getBean(Remote.class).calls()).isEqualTo(3);
 			assertThat(registry.find(BackoffMetrics.CALLS).tag("outcome", "budget_exhausted").counters()).isEmpty();
-			assertThat(registry.find(BackoffMetrics.CALLS).tag("outcome", "nested").counters()).isNotEmpty();
+			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Remote.fetch").tag("outcome", "exhausted")
+				.counter().count()).isEqualTo(1);
 		});
 	}
 

@@ -74,11 +74,18 @@ class ActuatorTests {
 
 	@Test
 	void prometheusScrapesTheBackoffMeters() {
+		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);
+		this.http.refillDownstreamBudget();
+		// One 503, then the quote: a retry registers the delay, retries and attempts meters.
+		assertThat(this.http.post("/downstream/faults?failNext=1", String.class).getStatusCode())
+			.isEqualTo(HttpStatus.OK);
 		assertThat(this.http.get("/quotes/ACME", JsonNode.class).getStatusCode()).isEqualTo(HttpStatus.OK);
 		ResponseEntity<String> scrape = this.http.get("/actuator/prometheus", String.class);
 		assertThat(scrape.getStatusCode()).isEqualTo(HttpStatus.OK);
 		assertThat(scrape.getBody()).contains("backoff_calls_total{", "method=\"QuoteClient.fetch\"",
-				"backoff_attempts", "backoff_delay_seconds");
+				"outcome=\"success_after_retry\"", "backoff_attempts", "backoff_delay_seconds",
+				"backoff_retries_total{");
+		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);
 	}
 
 	private static String jitter(JsonNode policies, String name) {

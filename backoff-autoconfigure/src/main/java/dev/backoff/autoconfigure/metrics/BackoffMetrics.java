@@ -30,8 +30,11 @@ import org.jspecify.annotations.Nullable;
  * <li>{@value #ATTEMPTS} (distribution summary: policy, method, outcome): attempts per call,
  * for every outcome but {@code success}, which is one attempt by definition.</li>
  * </ul>
- * Meters are registered once per method, at start-up; a call only increments or records, and
- * a success on the first attempt costs one counter increment.
+ * A meter is registered the first time it has something to record: an outcome's counter and
+ * summary when a call first ends so, the timer at the first wait, a retries counter at the
+ * first retry for its exception. So a method never called has no meter, and one that never
+ * fails only its {@code success} counter. After that first time a call only increments or
+ * records, and a success on the first attempt costs one counter increment.
  */
 public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts {
 
@@ -62,8 +65,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 	@Override
 	public BackoffListener create(BackoffOperation operation) {
 		return new MeteredListener(this.registry,
-				Tags.of("policy", operation.getPolicyName(), "method", operation.getMethodTag()),
-				operation.getBudget() != null);
+				Tags.of("policy", operation.getPolicyName(), "method", operation.getMethodTag()));
 	}
 
 	@Override
@@ -77,43 +79,39 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		return counts;
 	}
 
+	/**
+	 * Registers each meter of one method the first time it is needed. Every meter is kept in a
+	 * plain field or array slot, {@code null} until then, so that afterwards recording is a field
+	 * read. The fields are written without locking: two threads that both find one {@code null}
+	 * both register, and Micrometer's registration is idempotent (the same id returns the same
+	 * meter), so both record into that one meter and the field only ever holds it.
+	 */
 	private static final class MeteredListener implements BackoffListener {
 
 		private final MeterRegistry registry;
 
 		private final Tags tags;
 
-		private final @Nullable Counter[] calls;
+		/** By {@link Outcome#ordinal()}. */
+		private final @Nullable Counter[] calls = new Counter[Outcome.values().length];
 
-		private final @Nullable DistributionSummary[] attempts;
+		/** By {@link Outcome#ordinal()}; the slot of {@code success} stays {@code null}. */
+		private final @Nullable DistributionSummary[] attempts = new DistributionSummary[Outcome.values().length];
 
-		private final Timer delay;
+		private @Nullable Timer delay;
 
 		private final Map<Class<?>, Counter> retries = new ConcurrentHashMap<>();
 
 		private @Nullable Counter resultRetries;
 
-		MeteredListener(MeterRegistry registry, Tags tags, boolean budgeted) {
+		MeteredListener(MeterRegistry registry, Tags tags) {
 			this.registry = registry;
 			this.tags = tags;
-			Outcome[] outcomes = Outcome.values();
-			this.calls = new Counter[outcomes.length];
-			this.attempts = new DistributionSummary[outcomes.length];
-			for (Outcome outcome : outcomes) {
-				// A policy without a budget never ends a call so: no series for it.
-				if (outcome != Outcome.BUDGET_EXHAUSTED || budgeted) {
-					register(outcome);
-				}
-			}
-			this.delay = Timer.builder(DELAY)
-				.description("Waits scheduled before retries of @Backoff methods")
-				.tags(tags)
-				.register(registry);
 		}
 
 		@Override
 		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
-			this.delay.record(delay);
+			delay().record(delay);
 			retries(failure).increment();
 		}
 
@@ -130,30 +128,46 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		private void ended(Outcome outcome, int attempts) {
 			Counter calls = this.calls[outcome.ordinal()];
 			if (calls == null) {
-				// Not expected (see the constructor); registering is idempotent, so a race is harmless.
-				calls = register(outcome);
+				calls = registerCalls(outcome);
 			}
 			calls.increment();
-			DistributionSummary summary = this.attempts[outcome.ordinal()];
-			if (summary != null) {
+			if (outcome != Outcome.SUCCESS) {
+				DistributionSummary summary = this.attempts[outcome.ordinal()];
+				if (summary == null) {
+					summary = registerAttempts(outcome);
+				}
 				summary.record(attempts);
 			}
 		}
 
-		private Counter register(Outcome outcome) {
-			Tags outcomeTags = this.tags.and("outcome", outcome.tagValue());
-			if (outcome != Outcome.SUCCESS) {
-				this.attempts[outcome.ordinal()] = DistributionSummary.builder(ATTEMPTS)
-					.description("Attempts per call of @Backoff methods, the first included")
-					.tags(outcomeTags)
-					.register(this.registry);
-			}
+		private Counter registerCalls(Outcome outcome) {
 			Counter calls = Counter.builder(CALLS)
 				.description("Calls of @Backoff methods, by how they ended")
-				.tags(outcomeTags)
+				.tags(this.tags.and("outcome", outcome.tagValue()))
 				.register(this.registry);
 			this.calls[outcome.ordinal()] = calls;
 			return calls;
+		}
+
+		private DistributionSummary registerAttempts(Outcome outcome) {
+			DistributionSummary summary = DistributionSummary.builder(ATTEMPTS)
+				.description("Attempts per call of @Backoff methods, the first included")
+				.tags(this.tags.and("outcome", outcome.tagValue()))
+				.register(this.registry);
+			this.attempts[outcome.ordinal()] = summary;
+			return summary;
+		}
+
+		private Timer delay() {
+			Timer delay = this.delay;
+			if (delay == null) {
+				delay = Timer.builder(DELAY)
+					.description("Waits scheduled before retries of @Backoff methods")
+					.tags(this.tags)
+					.register(this.registry);
+				this.delay = delay;
+			}
+			return delay;
 		}
 
 		private Counter retries(@Nullable Throwable failure) {
