@@ -4,11 +4,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 
-import org.junit.jupiter.api.Test;
-
 import dev.backoff.RecordingListener.Failure;
 import dev.backoff.RecordingListener.RetryScheduled;
 import dev.backoff.RecordingListener.Success;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.SplittableRandom;
 import java.util.Spliterator;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;

@@ -13,12 +13,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.Test;
-
 import dev.backoff.RecordingListener.Failure;
 import dev.backoff.RecordingListener.RetryScheduled;
 import dev.backoff.RecordingListener.Success;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

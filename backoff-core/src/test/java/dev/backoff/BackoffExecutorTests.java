@@ -9,11 +9,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
-import org.junit.jupiter.api.Test;
-
 import dev.backoff.RecordingListener.Failure;
 import dev.backoff.RecordingListener.RetryScheduled;
 import dev.backoff.RecordingListener.Success;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

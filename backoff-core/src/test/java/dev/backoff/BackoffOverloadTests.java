@@ -7,10 +7,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.backoff.RecordingListener.Failure;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-
-import dev.backoff.RecordingListener.Failure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

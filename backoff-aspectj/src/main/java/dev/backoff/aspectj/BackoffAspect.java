@@ -3,16 +3,15 @@ package dev.backoff.aspectj;
 import java.lang.reflect.Method;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.function.Supplier;
 
+import dev.backoff.autoconfigure.BackoffOperation;
+import dev.backoff.autoconfigure.BackoffOperationSource;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.annotation.DeclarePrecedence;
 import org.aspectj.lang.reflect.MethodSignature;
-import java.util.function.Supplier;
-
-import dev.backoff.autoconfigure.BackoffOperation;
-import dev.backoff.autoconfigure.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.function.SingletonSupplier;

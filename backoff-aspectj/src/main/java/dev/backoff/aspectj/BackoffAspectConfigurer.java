@@ -7,14 +7,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import dev.backoff.autoconfigure.BackoffAnnotationBeanPostProcessor;
+import dev.backoff.autoconfigure.BackoffConfigurationException;
+import dev.backoff.autoconfigure.BackoffOperationSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.aspectj.lang.Aspects;
 import org.aspectj.weaver.tools.PointcutExpression;
 import org.aspectj.weaver.tools.PointcutParser;
-import dev.backoff.autoconfigure.BackoffAnnotationBeanPostProcessor;
-import dev.backoff.autoconfigure.BackoffConfigurationException;
-import dev.backoff.autoconfigure.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.AopInfrastructureBean;

@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-import dev.backoff.BackoffTask;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ReflectionUtils;

@@ -1,7 +1,5 @@
 package dev.backoff.autoconfigure;
 
-import dev.backoff.RecordingSleeper;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.ManualScheduler;
+import dev.backoff.RecordingSleeper;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -1,7 +1,5 @@
 package dev.backoff.autoconfigure;
 
-import dev.backoff.RecordingSleeper;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -13,10 +11,11 @@ import java.util.random.RandomGenerator;
 import dev.backoff.Backoff;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffPolicy;
+import dev.backoff.ManualScheduler;
 import dev.backoff.NanoClock;
 import dev.backoff.RandomSource;
+import dev.backoff.RecordingSleeper;
 import dev.backoff.Sleeper;
-import dev.backoff.ManualScheduler;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;

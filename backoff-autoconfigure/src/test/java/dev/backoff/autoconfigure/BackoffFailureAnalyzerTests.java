@@ -99,6 +99,16 @@ class BackoffFailureAnalyzerTests {
 	}
 
 	@Test
+	void reportsAspectjModeWithoutBackoffAspectj() {
+		this.contextRunner.withPropertyValues("backoff.mode=aspectj").run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertReport(analysis, "backoff.mode", "aspectj",
+					"needs dev.backoff:backoff-aspectj on the class path, and it is missing");
+			assertThat(analysis.getAction()).contains("backoff.mode=proxy");
+		});
+	}
+
+	@Test
 	void reportsMaxAttemptsBelowOne() {
 		this.contextRunner.withPropertyValues("backoff.policies.quotes.max-attempts=0").run((context) -> {
 			FailureAnalysis analysis = analyze(context);

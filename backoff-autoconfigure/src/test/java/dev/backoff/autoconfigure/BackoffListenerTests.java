@@ -1,7 +1,5 @@
 package dev.backoff.autoconfigure;
 
-import dev.backoff.RecordingSleeper;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +14,7 @@ import dev.backoff.BackoffListener;
 import dev.backoff.Jitter;
 import dev.backoff.Outcome;
 import dev.backoff.RecordingListener;
+import dev.backoff.RecordingSleeper;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

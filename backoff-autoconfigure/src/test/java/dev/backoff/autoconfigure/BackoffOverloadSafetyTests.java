@@ -1,7 +1,5 @@
 package dev.backoff.autoconfigure;
 
-import dev.backoff.RecordingSleeper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -10,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.Nested;
+import dev.backoff.RecordingSleeper;
 import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.metrics.BackoffBudgetMetrics;
 import dev.backoff.autoconfigure.metrics.BackoffMetrics;

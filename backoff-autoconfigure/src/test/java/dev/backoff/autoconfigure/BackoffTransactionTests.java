@@ -1,14 +1,12 @@
 package dev.backoff.autoconfigure;
 
-import dev.backoff.RecordingSleeper;
-
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.sql.DataSource;
 
 import dev.backoff.Backoff;
+import dev.backoff.RecordingSleeper;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.Advisor;

@@ -1,14 +1,11 @@
 package dev.backoff.aspectj.tests;
 
+import dev.backoff.Backoff;
+import dev.backoff.RecordingSleeper;
 import dev.backoff.aspectj.BackoffAspect;
 import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
 import dev.backoff.aspectj.BackoffAspectConfigurer;
-import dev.backoff.RecordingSleeper;
-
-import dev.backoff.Backoff;
 import dev.backoff.autoconfigure.BackoffAnnotationBeanPostProcessor;
-
-
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

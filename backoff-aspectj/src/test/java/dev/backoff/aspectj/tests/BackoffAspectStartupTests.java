@@ -1,19 +1,17 @@
 package dev.backoff.aspectj.tests;
 
-import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
-import dev.backoff.RecordingSleeper;
-
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 import dev.backoff.Backoff;
-
+import dev.backoff.RecordingSleeper;
+import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
+import dev.backoff.aspectj.tests.unwoven.UnwovenService;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffConfigurationException;
 import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
-import dev.backoff.aspectj.tests.unwoven.UnwovenService;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -1,18 +1,15 @@
 package dev.backoff.aspectj.tests;
 
-import dev.backoff.aspectj.BackoffAspect;
-import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
-import dev.backoff.aspectj.BackoffAspectConfigurer;
-import dev.backoff.RecordingSleeper;
-
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.backoff.Backoff;
+import dev.backoff.RecordingSleeper;
+import dev.backoff.aspectj.BackoffAspect;
+import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
+import dev.backoff.aspectj.BackoffAspectConfigurer;
 import dev.backoff.autoconfigure.BackoffAnnotationBeanPostProcessor;
-
-
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.metrics.BackoffMetrics;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;

@@ -1,8 +1,8 @@
 package dev.backoff.aspectj.tests;
 
-import dev.backoff.aspectj.BackoffAspect;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.backoff.aspectj.BackoffAspect;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;

@@ -1,7 +1,5 @@
 package dev.backoff.autoconfigure.metrics;
 
-import dev.backoff.RecordingSleeper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -17,8 +15,8 @@ import java.util.stream.Stream;
 import com.sun.management.ThreadMXBean;
 import dev.backoff.Backoff;
 import dev.backoff.BackoffListener;
-import dev.backoff.Jitter;
 import dev.backoff.Outcome;
+import dev.backoff.RecordingSleeper;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffOperation;
