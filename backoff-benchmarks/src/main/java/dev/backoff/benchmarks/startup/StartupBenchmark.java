@@ -1,0 +1,189 @@
+package dev.backoff.benchmarks.startup;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
+import java.util.stream.Collectors;
+
+import dev.backoff.benchmarks.simulation.Statistics;
+import dev.backoff.benchmarks.startup.StartupApplication.Measurement;
+import dev.backoff.benchmarks.startup.StartupSources.Flavour;
+
+/**
+ * Measures what {@code @Backoff} and Spring Framework 7's {@code @Retryable} add to an
+ * application's start-up: heap, start-up time and the first call of every method, against the
+ * same beans without a retry library. Each run of each {@link StartupVariant} is a fresh child
+ * JVM ({@link StartupApplication}) with the class path of this one plus the generated classes
+ * ({@link StartupSources}, compiled once per harness run); the variants are interleaved so that
+ * a change in the machine's load falls on all of them. Prints Markdown tables: per variant the
+ * median and the range, then the medians' differences to {@code plain}, then the ratios.
+ *
+ * <p>Arguments, all optional: {@code runs} per variant (default 5), {@code beans} (default
+ * 1000, {@value StartupSources#METHODS_PER_BEAN} methods each), and the directory of the
+ * generated classes (default {@code target/startup}).
+ */
+public final class StartupBenchmark {
+
+	private static final double MB = 1024 * 1024;
+
+	private static final double MS = 1_000_000;
+
+	private StartupBenchmark() {
+	}
+
+	public static void main(String[] args) throws IOException, InterruptedException {
+		int runs = (args.length > 0) ? Integer.parseInt(args[0]) : 5;
+		int beans = (args.length > 1) ? Integer.parseInt(args[1]) : 1000;
+		Path classes = Path.of((args.length > 2) ? args[2] : "target/startup");
+		Map<StartupVariant, List<Measurement>> results = run(runs, beans, classes, System.err);
+		System.out.println(table(results, beans));
+	}
+
+	/**
+	 * Compiles the application's classes, then runs every variant {@code runs} times.
+	 * @param runs the runs per variant
+	 * @param beans the number of beans (and classes)
+	 * @param classes where to write the generated classes, one directory per flavour
+	 * @param progress where to report progress
+	 * @return every variant's measurements, in the order they were made
+	 * @throws IOException if a child JVM cannot be started or read
+	 * @throws InterruptedException if interrupted while waiting for a child JVM
+	 */
+	public static Map<StartupVariant, List<Measurement>> run(int runs, int beans, Path classes, PrintStream progress)
+			throws IOException, InterruptedException {
+		String classPath = System.getProperty("java.class.path");
+		long compileStart = System.nanoTime();
+		for (Flavour flavour : Flavour.values()) {
+			StartupSources.compile(flavour, beans, classPath, classes.resolve(flavour.directoryName()));
+		}
+		progress.printf(Locale.ROOT, "compiled %d classes x %d flavours into %s in %.1f s%n", beans + 1,
+				Flavour.values().length, classes, (System.nanoTime() - compileStart) / 1e9);
+		Map<StartupVariant, List<Measurement>> results = new EnumMap<>(StartupVariant.class);
+		for (int run = 1; run <= runs; run++) {
+			for (StartupVariant variant : StartupVariant.values()) {
+				Path flavourClasses = classes.resolve(variant.flavour().directoryName());
+				Measurement measurement = child(variant, beans, classPath + File.pathSeparator + flavourClasses);
+				results.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(measurement);
+				progress.printf(Locale.ROOT, "run %d/%d %-19s start-up %6.0f ms, first calls %5.0f ms, heap %6.1f MB%n",
+						run, runs, variant.id(), measurement.startupNanos() / MS, measurement.callsNanos() / MS,
+						measurement.heapAfterCalls() / MB);
+			}
+		}
+		return results;
+	}
+
+	private static Measurement child(StartupVariant variant, int beans, String classPath)
+			throws IOException, InterruptedException {
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		Process process = new ProcessBuilder(java, "-cp", classPath, StartupApplication.class.getName(), variant.id(),
+				Integer.toString(beans))
+			.redirectError(ProcessBuilder.Redirect.INHERIT)
+			.start();
+		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		int exit = process.waitFor();
+		return output.lines()
+			.map(Measurement::parse)
+			.filter(Objects::nonNull)
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("The " + variant.id() + " child JVM exited with " + exit
+					+ " and printed no measurement; its output:\n" + output));
+	}
+
+	/**
+	 * @param results every variant's measurements; {@code plain}'s must be among them
+	 * @param beans the number of beans the results are for
+	 * @return the Markdown tables
+	 */
+	public static String table(Map<StartupVariant, List<Measurement>> results, int beans) {
+		StringBuilder table = new StringBuilder();
+		int runs = results.get(StartupVariant.PLAIN).size();
+		table.append(String.format(Locale.ROOT, "%d beans x %d methods, runs per variant: %d; median (min-max)%n%n",
+				beans, StartupSources.METHODS_PER_BEAN, runs));
+		table.append("| variant | heap after start (MB) | heap after first calls (MB) | start-up (ms) "
+				+ "| first calls (ms) | total (ms) | proxied beans | methods called | backoff.* meters |\n");
+		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+		results.forEach((variant, measurements) -> table.append(String.format(Locale.ROOT,
+				"| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", variant.id(),
+				summary(measurements, Measurement::heapAfterStart, MB, "%.1f"),
+				summary(measurements, Measurement::heapAfterCalls, MB, "%.1f"),
+				summary(measurements, Measurement::startupNanos, MS, "%.0f"),
+				summary(measurements, Measurement::callsNanos, MS, "%.0f"),
+				summary(measurements, Measurement::totalNanos, MS, "%.0f"), distinct(measurements, Measurement::proxies),
+				distinct(measurements, Measurement::calls), distinct(measurements, Measurement::meters))));
+		table.append(String.format(Locale.ROOT, "%nAdded to plain (difference of the medians)%n%n"));
+		table.append("| variant | heap after start (MB) | heap after first calls (MB) | start-up (ms) "
+				+ "| first calls (ms) | total (ms) |\n");
+		table.append("|---|---:|---:|---:|---:|---:|\n");
+		results.forEach((variant, measurements) -> {
+			if (variant != StartupVariant.PLAIN) {
+				table.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.0f | %.0f | %.0f |%n", variant.id(),
+						added(results, variant, Measurement::heapAfterStart) / MB,
+						added(results, variant, Measurement::heapAfterCalls) / MB,
+						added(results, variant, Measurement::startupNanos) / MS,
+						added(results, variant, Measurement::callsNanos) / MS,
+						added(results, variant, Measurement::totalNanos) / MS));
+			}
+		});
+		if (results.containsKey(StartupVariant.FRAMEWORK)) {
+			table.append(String.format(Locale.ROOT, "%nRatio to framework of the added figures%n%n"));
+			table.append("| variant | heap after start | heap after first calls | total time |\n");
+			table.append("|---|---:|---:|---:|\n");
+			for (StartupVariant variant : List.of(StartupVariant.BACKOFF, StartupVariant.BACKOFF_METRICS_OFF)) {
+				if (results.containsKey(variant)) {
+					table.append(String.format(Locale.ROOT, "| %s / framework | %.2f | %.2f | %.2f |%n", variant.id(),
+							ratio(results, variant, Measurement::heapAfterStart),
+							ratio(results, variant, Measurement::heapAfterCalls),
+							ratio(results, variant, Measurement::totalNanos)));
+				}
+			}
+		}
+		return table.toString();
+	}
+
+	private static String summary(List<Measurement> measurements, ToDoubleFunction<Measurement> figure, double unit,
+			String format) {
+		double[] values = values(measurements, figure);
+		double min = Double.POSITIVE_INFINITY;
+		double max = Double.NEGATIVE_INFINITY;
+		for (double value : values) {
+			min = Math.min(min, value);
+			max = Math.max(max, value);
+		}
+		return String.format(Locale.ROOT, format + " (" + format + "-" + format + ")", Statistics.median(values) / unit,
+				min / unit, max / unit);
+	}
+
+	private static String distinct(List<Measurement> measurements, ToIntFunction<Measurement> count) {
+		// The same in every run unless something is wrong: then every value shows.
+		return measurements.stream()
+			.map((measurement) -> Integer.toString(count.applyAsInt(measurement)))
+			.distinct()
+			.collect(Collectors.joining(", "));
+	}
+
+	private static double added(Map<StartupVariant, List<Measurement>> results, StartupVariant variant,
+			ToDoubleFunction<Measurement> figure) {
+		return Statistics.median(values(results.get(variant), figure))
+				- Statistics.median(values(results.get(StartupVariant.PLAIN), figure));
+	}
+
+	private static double ratio(Map<StartupVariant, List<Measurement>> results, StartupVariant variant,
+			ToDoubleFunction<Measurement> figure) {
+		return added(results, variant, figure) / added(results, StartupVariant.FRAMEWORK, figure);
+	}
+
+	private static double[] values(List<Measurement> measurements, ToDoubleFunction<Measurement> figure) {
+		return measurements.stream().mapToDouble(figure).toArray();
+	}
+
+}

@@ -1,0 +1,95 @@
+package dev.backoff.benchmarks.startup;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import dev.backoff.benchmarks.startup.StartupApplication.Measurement;
+import dev.backoff.benchmarks.startup.StartupSources.Flavour;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Proves the harness on a tiny application, once for all tests: every variant starts in its
+ * own JVM, calls every method, and is proxied (or not) as meant; no timing is asserted.
+ */
+class StartupBenchmarkTests {
+
+	private static final int BEANS = 10;
+
+	private static final int METHODS = BEANS * StartupSources.METHODS_PER_BEAN;
+
+	@TempDir
+	static Path classes;
+
+	private static Map<StartupVariant, List<Measurement>> results;
+
+	private static String progress;
+
+	@BeforeAll
+	static void runOnce() throws Exception {
+		ByteArrayOutputStream out = new ByteArrayOutputStream();
+		results = StartupBenchmark.run(1, BEANS, classes, new PrintStream(out, true, StandardCharsets.UTF_8));
+		progress = out.toString(StandardCharsets.UTF_8);
+	}
+
+	@Test
+	void everyVariantStartsOnceAndCallsEveryMethod() {
+		assertThat(results).containsOnlyKeys(StartupVariant.values());
+		results.forEach((variant, measurements) -> {
+			assertThat(measurements).singleElement().satisfies((measurement) -> {
+				assertThat(measurement.variant()).isEqualTo(variant.id());
+				assertThat(measurement.calls()).isEqualTo(METHODS);
+				assertThat(measurement.startupNanos()).isPositive();
+				assertThat(measurement.heapAfterCalls()).isPositive();
+			});
+		});
+		assertThat(progress).contains("run 1/1 framework");
+	}
+
+	@Test
+	void retryVariantsProxyEveryBeanAndPlainNone() {
+		assertThat(only(StartupVariant.PLAIN).proxies()).isZero();
+		assertThat(only(StartupVariant.BACKOFF).proxies()).isEqualTo(BEANS);
+		assertThat(only(StartupVariant.BACKOFF_METRICS_OFF).proxies()).isEqualTo(BEANS);
+		assertThat(only(StartupVariant.FRAMEWORK).proxies()).isEqualTo(BEANS);
+	}
+
+	@Test
+	void backoffMetersExistOnlyWithMetricsOn() {
+		assertThat(only(StartupVariant.BACKOFF).meters()).isPositive();
+		assertThat(only(StartupVariant.BACKOFF_METRICS_OFF).meters()).isZero();
+		assertThat(only(StartupVariant.FRAMEWORK).meters()).isZero();
+	}
+
+	@Test
+	void tableShowsEveryVariantTheAddedFiguresAndTheRatios() {
+		String table = StartupBenchmark.table(results, BEANS);
+		assertThat(table).contains("10 beans x 5 methods, runs per variant: 1")
+			.contains("| plain |", "| backoff |", "| backoff-metrics-off |", "| framework |")
+			.contains("Added to plain")
+			.contains("| backoff / framework |", "| backoff-metrics-off / framework |");
+		assertThat(table.lines().filter((line) -> line.startsWith("| framework | "))).hasSize(2);
+	}
+
+	@Test
+	void generatedClassesDifferOnlyInTheAnnotation() {
+		String plain = StartupSources.beanSource(Flavour.PLAIN, 7);
+		assertThat(StartupSources.beanSource(Flavour.BACKOFF, 7).replace("@dev.backoff.Backoff", ""))
+			.isEqualTo(plain);
+		assertThat(StartupSources.beanSource(Flavour.FRAMEWORK, 7)
+			.replace("@org.springframework.resilience.annotation.Retryable(maxRetries = 2)", "")).isEqualTo(plain);
+		assertThat(plain).contains("public class Bean0007");
+	}
+
+	private static Measurement only(StartupVariant variant) {
+		return results.get(variant).get(0);
+	}
+
+}
