@@ -8,7 +8,6 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.ProxyMethodInvocation;
-import org.springframework.aop.support.AopUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -34,7 +33,9 @@ public class BackoffInterceptor implements MethodInterceptor {
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Method method = invocation.getMethod();
 		Object target = invocation.getThis();
-		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		// The raw class, not AopUtils.getTargetClass: that searches the class name on every call;
+		// the source maps a generated class to its user class once, on the first call.
+		Class<?> targetClass = (target != null) ? target.getClass() : null;
 		BackoffOperation operation = this.source.obtain().getOperation(method, targetClass);
 		if (operation == null) {
 			return invocation.proceed();

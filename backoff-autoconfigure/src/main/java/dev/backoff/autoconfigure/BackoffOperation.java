@@ -36,6 +36,9 @@ public final class BackoffOperation {
 
 	private final Invoker invoker;
 
+	/** A blocking call without fallback: the common case, run without the invoker's indirection. */
+	private final boolean direct;
+
 	private final @Nullable Fallback fallback;
 
 	private final BackoffExecutor executor;
@@ -55,6 +58,7 @@ public final class BackoffOperation {
 		this.methodTag = targetClass.getSimpleName() + "." + method.getName();
 		this.invoker = invoker;
 		this.fallback = fallback;
+		this.direct = (invoker == BLOCKING && fallback == null);
 		this.executor = executor;
 		this.scheduler = scheduler;
 		// Last: the listener factories read the operation's other fields.
@@ -109,6 +113,9 @@ public final class BackoffOperation {
 	 */
 	public @Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object target,
 			@Nullable Object[] arguments) throws Throwable {
+		if (this.direct) {
+			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
+		}
 		return this.invoker.invoke(this, attempt, target, arguments);
 	}
 
@@ -160,6 +167,12 @@ public final class BackoffOperation {
 	public String toString() {
 		return "@Backoff(" + this.policyName + ") on " + this.methodTag + ": " + this.policy;
 	}
+
+	/** Retries a method that returns a plain value (or nothing): the calling thread waits. */
+	static final Invoker BLOCKING = BackoffOperation::invokeBlocking;
+
+	/** Retries a method that returns a {@code CompletionStage}: the waits are scheduled. */
+	static final Invoker COMPLETION_STAGE = BackoffOperation::invokeAsync;
 
 	/** How calls of one kind of return type are retried. */
 	@FunctionalInterface

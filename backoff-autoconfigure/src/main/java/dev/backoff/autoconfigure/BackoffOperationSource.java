@@ -262,7 +262,7 @@ public class BackoffOperationSource {
 			if (type != CompletionStage.class && type != CompletableFuture.class) {
 				throw unsupported(type, where);
 			}
-			return BackoffOperation::invokeAsync;
+			return BackoffOperation.COMPLETION_STAGE;
 		}
 		if (REACTOR_PRESENT && type == reactor.core.publisher.Mono.class) {
 			return ReactorRetry::mono;
@@ -274,7 +274,7 @@ public class BackoffOperationSource {
 				|| (REACTIVE_STREAMS_PRESENT && org.reactivestreams.Publisher.class.isAssignableFrom(type))) {
 			throw unsupported(type, where);
 		}
-		return BackoffOperation::invokeBlocking;
+		return BackoffOperation.BLOCKING;
 	}
 
 	private BackoffConfigurationException unsupported(Class<?> type, String where) {

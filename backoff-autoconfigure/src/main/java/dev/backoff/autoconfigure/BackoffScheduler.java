@@ -1,14 +1,13 @@
 package dev.backoff.autoconfigure;
 
-import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.Delayed;
-import java.util.concurrent.ExecutionException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
 
@@ -19,9 +18,12 @@ import org.springframework.beans.factory.DisposableBean;
  * failure and the outcome {@code interrupted}, instead of leaving its caller waiting forever.
  * That is why it is a {@link ScheduledThreadPoolExecutor} of its own rather than Spring's
  * {@code ThreadPoolTaskScheduler}, whose shutdown can only cancel a pending task, never reach
- * the call behind it.
+ * the call behind it. A cancelled retry leaves the queue at once.
  */
 public class BackoffScheduler extends ScheduledThreadPoolExecutor implements DisposableBean {
+
+	/** The runnable behind each task not yet run nor cancelled, to end its call on shutdown. */
+	private final Map<Runnable, Runnable> pending = new ConcurrentHashMap<>();
 
 	/**
 	 * @param poolSize the number of threads, which run the waits' ends and the retried attempts
@@ -29,95 +31,37 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 	 */
 	public BackoffScheduler(int poolSize, ThreadFactory threadFactory) {
 		super(poolSize, threadFactory);
+		setRemoveOnCancelPolicy(true);
 	}
 
 	@Override
 	protected <V> RunnableScheduledFuture<V> decorateTask(Runnable runnable, RunnableScheduledFuture<V> task) {
-		return new Task<>(runnable, task);
-	}
-
-	@Override
-	protected <V> RunnableScheduledFuture<V> decorateTask(Callable<V> callable, RunnableScheduledFuture<V> task) {
+		this.pending.put(task, runnable);
 		return task;
 	}
 
 	@Override
+	protected void afterExecute(Runnable task, @Nullable Throwable failure) {
+		this.pending.remove(task);
+	}
+
+	@Override
+	public boolean remove(Runnable task) {
+		// Called as a task is cancelled (the remove-on-cancel policy).
+		this.pending.remove(task);
+		return super.remove(task);
+	}
+
+	@Override
 	public void destroy() throws InterruptedException {
-		List<Runnable> pending = shutdownNow();
-		for (Runnable runnable : pending) {
-			if (runnable instanceof Task<?> task) {
+		for (Runnable task : shutdownNow()) {
+			Runnable retry = this.pending.remove(task);
+			if (retry != null) {
 				// After shutdown a retry ends its call instead of attempting (see AsyncCall).
-				task.runnable.run();
+				retry.run();
 			}
 		}
 		awaitTermination(10, TimeUnit.SECONDS);
-	}
-
-	/**
-	 * Keeps the scheduled runnable reachable, so that it can be ended on shutdown; and leaves
-	 * the queue when cancelled, so that a cancelled call is not kept until its delay passes.
-	 */
-	private final class Task<V> implements RunnableScheduledFuture<V> {
-
-		private final Runnable runnable;
-
-		private final RunnableScheduledFuture<V> delegate;
-
-		Task(Runnable runnable, RunnableScheduledFuture<V> delegate) {
-			this.runnable = runnable;
-			this.delegate = delegate;
-		}
-
-		@Override
-		public void run() {
-			this.delegate.run();
-		}
-
-		@Override
-		public boolean isPeriodic() {
-			return this.delegate.isPeriodic();
-		}
-
-		@Override
-		public long getDelay(TimeUnit unit) {
-			return this.delegate.getDelay(unit);
-		}
-
-		@Override
-		public int compareTo(Delayed other) {
-			return this.delegate.compareTo((other instanceof Task<?> task) ? task.delegate : other);
-		}
-
-		@Override
-		public boolean cancel(boolean mayInterruptIfRunning) {
-			boolean cancelled = this.delegate.cancel(mayInterruptIfRunning);
-			if (cancelled) {
-				// The queue holds this wrapper, which the delegate cannot remove by itself.
-				remove(this);
-			}
-			return cancelled;
-		}
-
-		@Override
-		public boolean isCancelled() {
-			return this.delegate.isCancelled();
-		}
-
-		@Override
-		public boolean isDone() {
-			return this.delegate.isDone();
-		}
-
-		@Override
-		public V get() throws InterruptedException, ExecutionException {
-			return this.delegate.get();
-		}
-
-		@Override
-		public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
-			return this.delegate.get(timeout, unit);
-		}
-
 	}
 
 }

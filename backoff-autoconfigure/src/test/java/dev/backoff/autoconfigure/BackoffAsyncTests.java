@@ -267,7 +267,7 @@ class BackoffAsyncTests {
 
 	}
 
-	static class AsyncService {
+	static class AsyncService extends ScriptedFailures {
 
 		private final AtomicInteger calls = new AtomicInteger();
 
@@ -275,29 +275,7 @@ class BackoffAsyncTests {
 
 		private final List<Boolean> onManualScheduler = new CopyOnWriteArrayList<>();
 
-		private final List<Throwable> failures = new CopyOnWriteArrayList<>();
-
-		private final List<Throwable> fallbackFailures = new CopyOnWriteArrayList<>();
-
 		private final List<CompletableFuture<String>> inFlight = new CopyOnWriteArrayList<>();
-
-		private volatile int failFirst;
-
-		private volatile boolean error;
-
-		private volatile int readyAfter;
-
-		public void failFirst(int failFirst) {
-			this.failFirst = failFirst;
-		}
-
-		public void failWithError() {
-			this.error = true;
-		}
-
-		public void readyAfter(int calls) {
-			this.readyAfter = calls;
-		}
 
 		public int calls() {
 			return this.calls.get();
@@ -313,14 +291,6 @@ class BackoffAsyncTests {
 
 		public List<CompletableFuture<String>> inFlight() {
 			return this.inFlight;
-		}
-
-		public List<Throwable> failures() {
-			return this.failures;
-		}
-
-		public List<Throwable> fallbackFailures() {
-			return this.fallbackFailures;
 		}
 
 		@Backoff(baseDelay = "0ms", maxDelay = "0ms")
@@ -367,14 +337,14 @@ class BackoffAsyncTests {
 		}
 
 		CompletableFuture<String> recover(String id, Throwable failure) {
-			this.fallbackFailures.add(failure);
+			fellBack(failure);
 			return CompletableFuture.completedFuture("fallback " + id + " after " + failure.getMessage());
 		}
 
 		@Backoff(baseDelay = "0ms", maxDelay = "0ms", retryIf = "#result == 'NOT_READY'")
 		public CompletableFuture<String> poll() {
 			int call = this.calls.incrementAndGet();
-			return CompletableFuture.completedFuture((call >= this.readyAfter) ? "READY" : "NOT_READY");
+			return CompletableFuture.completedFuture(isReady(call) ? "READY" : "NOT_READY");
 		}
 
 		@Backoff(baseDelay = "0ms", maxDelay = "0ms", retryIf = "#result.status == 'NOT_READY'")
@@ -396,15 +366,12 @@ class BackoffAsyncTests {
 			int call = this.calls.incrementAndGet();
 			this.threads.add(Thread.currentThread().getName());
 			this.onManualScheduler.add(ManualScheduler.isRunningTask());
-			if (call <= this.failFirst) {
-				if (this.error) {
-					AssertionError failure = new AssertionError("failure " + call);
-					this.failures.add(failure);
-					throw failure;
-				}
-				IOException failure = new IOException("failure " + call);
-				this.failures.add(failure);
-				throw failure;
+			Throwable failure = failureOf(call);
+			if (failure instanceof IOException ex) {
+				throw ex;
+			}
+			if (failure != null) {
+				throw (AssertionError) failure;
 			}
 			return "ok " + call;
 		}

@@ -2,8 +2,6 @@ package dev.backoff.autoconfigure;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
@@ -246,33 +244,11 @@ class BackoffReactorTests {
 
 	}
 
-	static class ReactiveService {
+	static class ReactiveService extends ScriptedFailures {
 
 		private final AtomicInteger invocations = new AtomicInteger();
 
 		private final AtomicInteger subscriptions = new AtomicInteger();
-
-		private final List<Throwable> failures = new CopyOnWriteArrayList<>();
-
-		private final List<Throwable> fallbackFailures = new CopyOnWriteArrayList<>();
-
-		private volatile int failFirst;
-
-		private volatile boolean error;
-
-		private volatile int readyAfter;
-
-		public void failFirst(int failFirst) {
-			this.failFirst = failFirst;
-		}
-
-		public void failWithError() {
-			this.error = true;
-		}
-
-		public void readyAfter(int calls) {
-			this.readyAfter = calls;
-		}
 
 		public int invocations() {
 			return this.invocations.get();
@@ -280,14 +256,6 @@ class BackoffReactorTests {
 
 		public int subscriptions() {
 			return this.subscriptions.get();
-		}
-
-		public List<Throwable> failures() {
-			return this.failures;
-		}
-
-		public List<Throwable> fallbackFailures() {
-			return this.fallbackFailures;
 		}
 
 		@Backoff(baseDelay = "100ms", multiplier = "2", jitter = Jitter.NONE)
@@ -303,8 +271,8 @@ class BackoffReactorTests {
 		@Backoff(baseDelay = "0ms", maxDelay = "0ms")
 		public Mono<String> throwingMono() throws IOException {
 			int call = this.invocations.incrementAndGet();
-			if (call <= this.failFirst) {
-				throw new IOException("failure " + call);
+			if (failureOf(call) instanceof IOException failure) {
+				throw failure;
 			}
 			return Mono.just("ok " + call);
 		}
@@ -322,7 +290,7 @@ class BackoffReactorTests {
 		@Backoff(baseDelay = "0ms", maxDelay = "0ms", retryIf = "#result.status == 'NOT_READY'")
 		public Mono<Job> poll() {
 			int call = this.invocations.incrementAndGet();
-			return Mono.just(new Job((call >= this.readyAfter) ? "READY" : "NOT_READY", call));
+			return Mono.just(new Job(isReady(call) ? "READY" : "NOT_READY", call));
 		}
 
 		@Backoff(baseDelay = "0ms", maxDelay = "0ms", fallback = "recover")
@@ -331,7 +299,7 @@ class BackoffReactorTests {
 		}
 
 		Mono<String> recover(String id, Throwable failure) {
-			this.fallbackFailures.add(failure);
+			fellBack(failure);
 			return Mono.just("fallback " + id + " after " + failure.getMessage());
 		}
 
@@ -341,7 +309,7 @@ class BackoffReactorTests {
 		}
 
 		Flux<String> recoverFlux(Throwable failure) {
-			this.fallbackFailures.add(failure);
+			fellBack(failure);
 			return Flux.just("fallback after " + failure.getMessage());
 		}
 
@@ -349,13 +317,8 @@ class BackoffReactorTests {
 			int call = this.invocations.incrementAndGet();
 			return Mono.defer(() -> {
 				this.subscriptions.incrementAndGet();
-				if (call <= this.failFirst) {
-					Throwable failure = this.error ? new AssertionError("failure " + call)
-							: new IOException("failure " + call);
-					this.failures.add(failure);
-					return Mono.error(failure);
-				}
-				return Mono.just("ok " + call);
+				Throwable failure = failureOf(call);
+				return (failure != null) ? Mono.error(failure) : Mono.just("ok " + call);
 			});
 		}
 
