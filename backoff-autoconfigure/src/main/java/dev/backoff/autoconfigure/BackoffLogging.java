@@ -20,28 +20,35 @@ public class BackoffLogging implements BackoffListenerFactory {
 
 	@Override
 	public BackoffListener create(BackoffOperation operation) {
-		String prefix = "@Backoff(" + operation.getPolicyName() + ") " + operation.getMethodTag() + ": ";
-		int maxAttempts = operation.getPolicy().getSchedule().getMaxAttempts();
-		String ofMax = (maxAttempts == Integer.MAX_VALUE) ? "" : " of " + maxAttempts;
+		// Only the operation is kept: the texts are made when a line is logged, not for every method at start-up.
 		return new BackoffListener() {
 
 			@Override
 			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
 				if (logger.isDebugEnabled()) {
-					logger.debug(prefix + "attempt " + attempt + ofMax + " failed (" + describe(failure)
-							+ "); retrying in " + DurationFormat.formatRounded(delay));
+					logger.debug(prefix(operation) + "attempt " + attempt + ofMax(operation) + " failed ("
+							+ describe(failure) + "); retrying in " + DurationFormat.formatRounded(delay));
 				}
 			}
 
 			@Override
 			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
 				if (logger.isDebugEnabled()) {
-					logger.debug(prefix + "gave up after " + attempts + ofMax + " attempts, outcome "
-							+ outcome.tagValue() + " (" + describe(failure) + ")");
+					logger.debug(prefix(operation) + "gave up after " + attempts + ofMax(operation)
+							+ " attempts, outcome " + outcome.tagValue() + " (" + describe(failure) + ")");
 				}
 			}
 
 		};
+	}
+
+	private static String prefix(BackoffOperation operation) {
+		return "@Backoff(" + operation.getPolicyName() + ") " + operation.getMethodTag() + ": ";
+	}
+
+	private static String ofMax(BackoffOperation operation) {
+		int maxAttempts = operation.getPolicy().getSchedule().getMaxAttempts();
+		return (maxAttempts == Integer.MAX_VALUE) ? "" : " of " + maxAttempts;
 	}
 
 	private static String describe(@Nullable Throwable failure) {

@@ -32,7 +32,8 @@ public final class BackoffOperation {
 
 	private final @Nullable RetryBudget budget;
 
-	private final String methodTag;
+	/** Made on first use: most methods never need it, and an application may have thousands. */
+	private @Nullable String methodTag;
 
 	private final Invoker invoker;
 
@@ -55,7 +56,6 @@ public final class BackoffOperation {
 		this.targetClass = targetClass;
 		this.policy = policy;
 		this.budget = budget;
-		this.methodTag = targetClass.getSimpleName() + "." + method.getName();
 		this.invoker = invoker;
 		this.fallback = fallback;
 		this.direct = (invoker == BLOCKING && fallback == null);
@@ -95,7 +95,13 @@ public final class BackoffOperation {
 	 * bounded by the number of annotated methods
 	 */
 	public String getMethodTag() {
-		return this.methodTag;
+		String methodTag = this.methodTag;
+		if (methodTag == null) {
+			// Racy but idempotent: every thread computes the same immutable string.
+			methodTag = this.targetClass.getSimpleName() + "." + this.method.getName();
+			this.methodTag = methodTag;
+		}
+		return methodTag;
 	}
 
 	/** @return the name of the fallback method, or {@code null} for none */
@@ -165,7 +171,7 @@ public final class BackoffOperation {
 
 	@Override
 	public String toString() {
-		return "@Backoff(" + this.policyName + ") on " + this.methodTag + ": " + this.policy;
+		return "@Backoff(" + this.policyName + ") on " + getMethodTag() + ": " + this.policy;
 	}
 
 	/** Retries a method that returns a plain value (or nothing): the calling thread waits. */

@@ -64,8 +64,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 	@Override
 	public BackoffListener create(BackoffOperation operation) {
-		return new MeteredListener(this.registry,
-				Tags.of("policy", operation.getPolicyName(), "method", operation.getMethodTag()));
+		return new MeteredListener(this.registry, operation);
 	}
 
 	@Override
@@ -90,23 +89,30 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private final MeterRegistry registry;
 
-		private final Tags tags;
+		private final BackoffOperation operation;
+
+		// The arrays and the map are made on first use too, the same way: a method never called
+		// holds only this listener, and an application may have thousands.
 
 		/** By {@link Outcome#ordinal()}. */
-		private final @Nullable Counter[] calls = new Counter[Outcome.values().length];
+		private @Nullable Counter @Nullable [] calls;
 
 		/** By {@link Outcome#ordinal()}; the slot of {@code success} stays {@code null}. */
-		private final @Nullable DistributionSummary[] attempts = new DistributionSummary[Outcome.values().length];
+		private @Nullable DistributionSummary @Nullable [] attempts;
 
 		private @Nullable Timer delay;
 
-		private final Map<Class<?>, Counter> retries = new ConcurrentHashMap<>();
+		private @Nullable Map<Class<?>, Counter> retries;
 
 		private @Nullable Counter resultRetries;
 
-		MeteredListener(MeterRegistry registry, Tags tags) {
+		MeteredListener(MeterRegistry registry, BackoffOperation operation) {
 			this.registry = registry;
-			this.tags = tags;
+			this.operation = operation;
+		}
+
+		private Tags tags() {
+			return Tags.of("policy", this.operation.getPolicyName(), "method", this.operation.getMethodTag());
 		}
 
 		@Override
@@ -126,13 +132,15 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		}
 
 		private void ended(Outcome outcome, int attempts) {
-			Counter calls = this.calls[outcome.ordinal()];
-			if (calls == null) {
-				calls = registerCalls(outcome);
+			Counter[] calls = this.calls;
+			Counter counter = (calls != null) ? calls[outcome.ordinal()] : null;
+			if (counter == null) {
+				counter = registerCalls(outcome);
 			}
-			calls.increment();
+			counter.increment();
 			if (outcome != Outcome.SUCCESS) {
-				DistributionSummary summary = this.attempts[outcome.ordinal()];
+				DistributionSummary[] summaries = this.attempts;
+				DistributionSummary summary = (summaries != null) ? summaries[outcome.ordinal()] : null;
 				if (summary == null) {
 					summary = registerAttempts(outcome);
 				}
@@ -141,20 +149,30 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		}
 
 		private Counter registerCalls(Outcome outcome) {
-			Counter calls = Counter.builder(CALLS)
+			Counter counter = Counter.builder(CALLS)
 				.description("Calls of @Backoff methods, by how they ended")
-				.tags(this.tags.and("outcome", outcome.tagValue()))
+				.tags(tags().and("outcome", outcome.tagValue()))
 				.register(this.registry);
-			this.calls[outcome.ordinal()] = calls;
-			return calls;
+			Counter[] calls = this.calls;
+			if (calls == null) {
+				calls = new Counter[Outcome.values().length];
+				this.calls = calls;
+			}
+			calls[outcome.ordinal()] = counter;
+			return counter;
 		}
 
 		private DistributionSummary registerAttempts(Outcome outcome) {
 			DistributionSummary summary = DistributionSummary.builder(ATTEMPTS)
 				.description("Attempts per call of @Backoff methods, the first included")
-				.tags(this.tags.and("outcome", outcome.tagValue()))
+				.tags(tags().and("outcome", outcome.tagValue()))
 				.register(this.registry);
-			this.attempts[outcome.ordinal()] = summary;
+			DistributionSummary[] summaries = this.attempts;
+			if (summaries == null) {
+				summaries = new DistributionSummary[Outcome.values().length];
+				this.attempts = summaries;
+			}
+			summaries[outcome.ordinal()] = summary;
 			return summary;
 		}
 
@@ -163,7 +181,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			if (delay == null) {
 				delay = Timer.builder(DELAY)
 					.description("Waits scheduled before retries of @Backoff methods")
-					.tags(this.tags)
+					.tags(tags())
 					.register(this.registry);
 				this.delay = delay;
 			}
@@ -180,13 +198,18 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 				return counter;
 			}
 			// Bounded by the exception types the method throws; registered on first sight.
-			return this.retries.computeIfAbsent(failure.getClass(), (type) -> retriesCounter(type.getSimpleName()));
+			Map<Class<?>, Counter> retries = this.retries;
+			if (retries == null) {
+				retries = new ConcurrentHashMap<>();
+				this.retries = retries;
+			}
+			return retries.computeIfAbsent(failure.getClass(), (type) -> retriesCounter(type.getSimpleName()));
 		}
 
 		private Counter retriesCounter(String exception) {
 			return Counter.builder(RETRIES)
 				.description("Retries of @Backoff methods, by the failure that caused them")
-				.tags(this.tags.and("exception", exception))
+				.tags(tags().and("exception", exception))
 				.register(this.registry);
 		}
 
