@@ -76,8 +76,8 @@ public final class RetryBudget {
 		}
 		if (!(tokenRatio >= 0.001 && tokenRatio <= maxTokens)) {
 			throw new InvalidPolicyException("budget.tokenRatio", tokenRatio,
-					"must be at least 0.001 (tokens are kept to three decimals) and at most budget.maxTokens ("
-							+ maxTokens + ")");
+					"must be at least 0.001 (tokens are kept to three decimals) and at most {0} ({1})",
+					new InvalidPolicyException.Setting("budget.maxTokens"), maxTokens);
 		}
 		return new RetryBudget(maxTokens, tokenRatio);
 	}

@@ -17,6 +17,8 @@ import dev.backoff.RandomSource;
 import dev.backoff.RecordingSleeper;
 import dev.backoff.Sleeper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -83,6 +85,35 @@ class BackoffAutoConfigurationTests {
 			Thread thread = scheduler.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
 			assertThat(thread.getName()).startsWith("backoff-");
 			assertThat(thread.isDaemon()).isTrue();
+		});
+	}
+
+	@Test
+	void backoffSchedulerTakesItsPoolSizeAndThreadNamesFromTheProperties() {
+		this.contextRunner
+			.withPropertyValues("backoff.scheduler.pool-size=3", "backoff.scheduler.thread-name-prefix=retries-")
+			.run((context) -> {
+				BackoffScheduler scheduler = context.getBean(BackoffScheduler.class);
+				assertThat(scheduler.getCorePoolSize()).isEqualTo(3);
+				Thread thread = scheduler.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+				assertThat(thread.getName()).startsWith("retries-");
+			});
+	}
+
+	@Test
+	void backoffSchedulerDefaultsToOneThreadPerProcessorAndAtLeastTwo() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(BackoffScheduler.class).getCorePoolSize())
+			.isEqualTo(Math.max(2, Runtime.getRuntime().availableProcessors())));
+	}
+
+	@Test
+	@EnabledForJreRange(min = JRE.JAVA_21)
+	void backoffSchedulerRunsOnVirtualThreadsWhenSpringThreadsAreVirtual() {
+		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
+			BackoffScheduler scheduler = context.getBean(BackoffScheduler.class);
+			Thread thread = scheduler.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+			assertThat(thread.getName()).startsWith("backoff-");
+			assertThat(thread.getClass().getName()).isEqualTo("java.lang.VirtualThread");
 		});
 	}
 

@@ -156,6 +156,14 @@ class BackoffFailureAnalyzerTests {
 	}
 
 	@Test
+	void reportsATokenRatioAboveMaxTokensInTheYamlsWords() {
+		this.contextRunner
+			.withPropertyValues("backoff.defaults.budget.max-tokens=4", "backoff.policies.quotes.budget.token-ratio=5")
+			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.budget.token-ratio", "5.0",
+					"must be at least 0.001 (tokens are kept to three decimals) and at most budget.max-tokens (4.0)"));
+	}
+
+	@Test
 	void reportsAMalformedTokenRatio() {
 		this.contextRunner.withPropertyValues("backoff.defaults.budget.token-ratio=lots")
 			.run((context) -> assertThat(analyze(context).getDescription())
