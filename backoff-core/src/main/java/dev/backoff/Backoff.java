@@ -100,6 +100,17 @@ public @interface Backoff {
 	Class<? extends Throwable>[] abortOn() default {};
 
 	/**
+	 * Overrides {@code retry-on-exception}: a SpEL expression on {@code #exception}, the
+	 * failure of an attempt, that decides whether it is retried from what it says rather than
+	 * only its class, e.g. {@code "#exception.code == 'THROTTLED'"}, or a bean's test,
+	 * {@code "@transientErrors.test(#exception)"}. {@code abortOn} still wins and {@code retryOn}
+	 * still narrows; it replaces the default classification, so it may also widen it. Parsed
+	 * once, at start-up. For results (polling) use {@link #retryIf()}.
+	 * @return the expression, or empty to keep the policy's
+	 */
+	String retryOnException() default "";
+
+	/**
 	 * A SpEL expression on {@code #result} that asks for another attempt while it is true, for
 	 * polling, e.g. {@code "#result.status == 'NOT_READY'"} for a String status. SpEL's
 	 * {@code ==} does not turn an enum into a String: for an enum status compare its name,

@@ -160,14 +160,14 @@ public final class BackoffCall {
 	 */
 	public @Nullable Duration nextDelay(@Nullable Throwable failure) {
 		RetryRules rules = this.policy.getRules();
-		if (failure != null && !rules.isRetryable(failure)) {
+		if (failure != null && !isRetryable(rules, failure)) {
 			return stop(Outcome.NOT_RETRYABLE);
 		}
 		boolean withinBudget = (this.budget == null) || this.budget.onFailure();
 		if (this.attempts >= this.policy.getSchedule().getMaxAttempts()) {
 			return stop(Outcome.EXHAUSTED);
 		}
-		if (failure != null && this.enclosing != null && this.enclosing.getRules().isRetryable(failure)) {
+		if (failure != null && this.enclosing != null && isRetryable(this.enclosing.getRules(), failure)) {
 			return stop(Outcome.NESTED);
 		}
 		if (!withinBudget) {
@@ -297,6 +297,21 @@ public final class BackoffCall {
 	private @Nullable Duration stop(Outcome outcome) {
 		this.outcome = outcome;
 		return null;
+	}
+
+	/**
+	 * Whether the rules retry the failure. A {@code retryOnException} predicate that throws is
+	 * a bug in the predicate: the failure is not retried, and the caller still gets its own
+	 * failure, with the predicate's exception attached to it.
+	 */
+	private static boolean isRetryable(RetryRules rules, Throwable failure) {
+		try {
+			return rules.isRetryable(failure);
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+			return false;
+		}
 	}
 
 	/** The server's hint in nanoseconds (saturating), or -1 for none. */

@@ -133,6 +133,8 @@ public final class BackoffPolicy {
 
 		private Predicate<? super Throwable> retryableByDefault = Builder::isException;
 
+		private @Nullable Predicate<? super Throwable> retryOnException;
+
 		private Function<? super Throwable, ? extends @Nullable Duration> retryAfter = RetryAfter::of;
 
 		private @Nullable Duration maxRetryAfter;
@@ -153,6 +155,7 @@ public final class BackoffPolicy {
 			this.abortOn.addAll(rules.getAbortOn());
 			this.retryIfResult = rules.getRetryIfResult();
 			this.retryableByDefault = rules.retryableByDefault();
+			this.retryOnException = rules.getRetryOnException();
 			this.retryAfter = rules.retryAfterSource();
 			this.maxRetryAfter = rules.getMaxRetryAfter();
 		}
@@ -266,6 +269,21 @@ public final class BackoffPolicy {
 		}
 
 		/**
+		 * Decides from what a failure says, not only its class, e.g. retry a throttling error
+		 * code and no other: tested on an attempt's failure once {@code abortOn} (which always
+		 * wins) and {@code retryOn} (which narrows, when given) have let it through, in place
+		 * of the default classification, so it may also widen it. A predicate that throws ends
+		 * the call as {@link Outcome#NOT_RETRYABLE}; the caller gets the original failure, with
+		 * the predicate's exception attached as suppressed.
+		 * @param predicate the test on a failure, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder retryOnException(@Nullable Predicate<? super Throwable> predicate) {
+			this.retryOnException = predicate;
+			return this;
+		}
+
+		/**
 		 * Reads a server's hint of how long to wait from a failure. Default: {@link RetryAfter#of}.
 		 * @param source the reader; returns {@code null} for no hint
 		 * @return this builder
@@ -301,7 +319,8 @@ public final class BackoffPolicy {
 		public BackoffPolicy build() {
 			return new BackoffPolicy(new BackoffSchedule(this.maxAttempts, this.baseDelay, this.maxDelay,
 					this.multiplier, this.jitter),
-					new RetryRules(this.retryOn, this.abortOn, this.retryableByDefault, this.retryIfResult,
+					new RetryRules(this.retryOn, this.abortOn, this.retryableByDefault, this.retryOnException,
+							this.retryIfResult,
 							this.retryAfter, this.maxRetryAfter, this.maxElapsed));
 		}
 

@@ -16,11 +16,13 @@ import org.jspecify.annotations.Nullable;
  * {@link RetryAfter} hint may ask for, and how long a call may take in all. An immutable value,
  * the rules half of a {@link BackoffPolicy}.
  *
- * <p>Failures are classified along their cause chain: a failure is retried when it (or a
- * cause) is an instance of a {@code retryOn} type, or, with no {@code retryOn} given, when the
- * {@code retryableByDefault} predicate accepts it (by default: when it is an
- * {@link Exception}); and never when it (or a cause) is an instance of an {@code abortOn}
- * type (abort wins). {@link Error}s are not retried unless named.
+ * <p>One rule decides a failure: {@code abortOn} always wins (the failure, or a cause, is an
+ * instance of one: never retried); {@code retryOn}, when given, narrows (the failure or a
+ * cause must be an instance of one); then the {@code retryOnException} predicate, when given,
+ * decides, in place of the default classification, so it may also widen it; otherwise a
+ * failure that {@code retryOn} matched is retried, and with no {@code retryOn} the
+ * {@code retryableByDefault} predicate decides (by default: every {@link Exception}, never an
+ * {@link Error}). A predicate that throws is a bug in the predicate: see {@link #isRetryable}.
  *
  * @see BackoffPolicy.Builder
  */
@@ -32,6 +34,8 @@ public final class RetryRules {
 
 	private final Predicate<? super Throwable> retryableByDefault;
 
+	private final @Nullable Predicate<? super Throwable> retryOnException;
+
 	private final @Nullable Predicate<@Nullable Object> retryIfResult;
 
 	private final Function<? super Throwable, ? extends @Nullable Duration> retryAfter;
@@ -41,7 +45,8 @@ public final class RetryRules {
 	private final @Nullable Duration maxElapsed;
 
 	RetryRules(Set<Class<? extends Throwable>> retryOn, Set<Class<? extends Throwable>> abortOn,
-			Predicate<? super Throwable> retryableByDefault, @Nullable Predicate<@Nullable Object> retryIfResult,
+			Predicate<? super Throwable> retryableByDefault, @Nullable Predicate<? super Throwable> retryOnException,
+			@Nullable Predicate<@Nullable Object> retryIfResult,
 			Function<? super Throwable, ? extends @Nullable Duration> retryAfter, @Nullable Duration maxRetryAfter,
 			@Nullable Duration maxElapsed) {
 		if (maxElapsed != null) {
@@ -63,6 +68,7 @@ public final class RetryRules {
 			}
 		}
 		this.retryableByDefault = retryableByDefault;
+		this.retryOnException = retryOnException;
 		this.retryIfResult = retryIfResult;
 		this.retryAfter = retryAfter;
 		this.maxRetryAfter = maxRetryAfter;
@@ -77,6 +83,14 @@ public final class RetryRules {
 	/** @return the failure types never to retry; they win over {@link #getRetryOn()} */
 	public Set<Class<? extends Throwable>> getAbortOn() {
 		return Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(this.abortOn)));
+	}
+
+	/**
+	 * @return the predicate on a failure that decides in place of the default classification;
+	 * {@code null} for none
+	 */
+	public @Nullable Predicate<? super Throwable> getRetryOnException() {
+		return this.retryOnException;
 	}
 
 	/** @return the predicate on a result that asks for another attempt; {@code null} for none */
@@ -95,18 +109,23 @@ public final class RetryRules {
 	}
 
 	/**
-	 * Whether a failure may be retried, by the rules in the class description.
+	 * Whether a failure may be retried, by the rule in the class description.
 	 * @param failure the failure of an attempt
 	 * @return {@code true} to retry
+	 * @throws RuntimeException what a {@code retryOnException} predicate throws; callers
+	 * end the call as not retryable and hand the caller the original failure
 	 */
 	public boolean isRetryable(Throwable failure) {
 		if (this.abortOn.length > 0 && matchesCauseChain(failure, this.abortOn)) {
 			return false;
 		}
-		if (this.retryOn.length == 0) {
-			return this.retryableByDefault.test(failure);
+		if (this.retryOn.length > 0 && !matchesCauseChain(failure, this.retryOn)) {
+			return false;
 		}
-		return matchesCauseChain(failure, this.retryOn);
+		if (this.retryOnException != null) {
+			return this.retryOnException.test(failure);
+		}
+		return this.retryOn.length > 0 || this.retryableByDefault.test(failure);
 	}
 
 	/**
@@ -165,6 +184,7 @@ public final class RetryRules {
 		return ((this.maxElapsed != null) ? ", maxElapsed=" + this.maxElapsed : "")
 				+ ((this.retryOn.length > 0) ? ", retryOn=" + getRetryOn() : "")
 				+ ((this.abortOn.length > 0) ? ", abortOn=" + getAbortOn() : "")
+				+ ((this.retryOnException != null) ? ", retryOnException=" + this.retryOnException : "")
 				+ ((this.retryIfResult != null) ? ", retryIfResult" : "")
 				+ ((this.maxRetryAfter != null) ? ", maxRetryAfter=" + this.maxRetryAfter : "");
 	}

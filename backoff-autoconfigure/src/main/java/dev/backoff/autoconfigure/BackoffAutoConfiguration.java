@@ -100,7 +100,7 @@ public final class BackoffAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory) {
-		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(), BackoffPolicy.defaults());
+		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(), BackoffPolicy.defaults(), beanFactory);
 	}
 
 	@Bean
@@ -133,7 +133,7 @@ public final class BackoffAutoConfiguration {
 			List<BackoffListener> all = new ArrayList<>(shared);
 			factories.forEach((factory) -> all.add(factory.create(operation)));
 			return BackoffListener.composite(all);
-		}, beanFactory::resolveEmbeddedValue, beanFactory.getBeanClassLoader());
+		}, beanFactory::resolveEmbeddedValue);
 	}
 
 	/**
@@ -167,7 +167,7 @@ public final class BackoffAutoConfiguration {
 		BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
 				ObjectProvider<Clock> clock) {
 			return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(),
-					HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)));
+					HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)), beanFactory);
 		}
 
 	}

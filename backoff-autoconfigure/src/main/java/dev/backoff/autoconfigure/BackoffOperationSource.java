@@ -27,13 +27,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.Expression;
-import org.springframework.expression.ParseException;
-import org.springframework.expression.spel.SpelCompilerMode;
-import org.springframework.expression.spel.SpelParserConfiguration;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
@@ -73,25 +66,21 @@ public class BackoffOperationSource {
 
 	private final StringValueResolver placeholders;
 
-	private final SpelExpressionParser parser;
-
 	/**
 	 * @param policies the configured policies
 	 * @param executor runs the calls
 	 * @param scheduler schedules the waits of non-blocking calls
 	 * @param listeners creates each operation's listener
 	 * @param placeholders resolves {@code ${…}} in annotation attributes
-	 * @param classLoader loads the types {@code retryIf} expressions name
 	 */
 	public BackoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
 			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
-			StringValueResolver placeholders, @Nullable ClassLoader classLoader) {
+			StringValueResolver placeholders) {
 		this.policies = policies;
 		this.executor = executor;
 		this.scheduler = scheduler;
 		this.listeners = listeners;
 		this.placeholders = placeholders;
-		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
 	}
 
 	/** @return the policies the operations are resolved against */
@@ -231,9 +220,12 @@ public class BackoffOperationSource {
 				DurationFormat::parse));
 		settings.setRetryOn(names(backoff.retryOn()));
 		settings.setAbortOn(names(backoff.abortOn()));
+		String retryOnException = resolve(backoff.retryOnException());
+		settings.setRetryOnException(StringUtils.hasText(retryOnException) ? retryOnException : null);
 		boolean any = settings.getMaxAttempts() != null || settings.getBaseDelay() != null
 				|| settings.getMaxDelay() != null || settings.getMultiplier() != null || settings.getJitter() != null
-				|| settings.getMaxElapsed() != null || settings.getRetryOn() != null || settings.getAbortOn() != null;
+				|| settings.getMaxElapsed() != null || settings.getRetryOn() != null || settings.getAbortOn() != null
+				|| settings.getRetryOnException() != null;
 		return any ? settings : null;
 	}
 
@@ -292,20 +284,7 @@ public class BackoffOperationSource {
 					"needs a method that returns one value (not void or Flux)",
 					"Remove retryIf, or return the value to test.");
 		}
-		Expression expression;
-		try {
-			expression = this.parser.parseExpression(text);
-		}
-		catch (ParseException ex) {
-			throw new BackoffConfigurationException("@Backoff(retryIf)" + where, text,
-					"must be a SpEL expression (" + ex.getMessage() + ")",
-					"Write a boolean expression on #result, such as \"#result.status == 'NOT_READY'\".", ex);
-		}
-		return (result) -> {
-			EvaluationContext context = new StandardEvaluationContext(result);
-			context.setVariable("result", result);
-			return Boolean.TRUE.equals(expression.getValue(context, Boolean.class));
-		};
+		return this.policies.expressions().retryIf(text, "@Backoff(retryIf)" + where);
 	}
 
 	private @Nullable Fallback fallback(String name, Method method, Class<?> targetClass, String where) {

@@ -10,6 +10,8 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactory;
+
 /**
  * The application's named policies at run time, built once at start-up from
  * {@link BackoffProperties}: {@code backoff.defaults} over a base policy, and each
@@ -29,11 +31,15 @@ public final class BackoffPolicies {
 
 	private final @Nullable ClassLoader classLoader;
 
+	private final BackoffExpressions expressions;
+
 	private final Map<String, Entry> entries;
 
-	private BackoffPolicies(BackoffPolicy base, @Nullable ClassLoader classLoader, Map<String, Entry> entries) {
+	private BackoffPolicies(BackoffPolicy base, @Nullable ClassLoader classLoader, BackoffExpressions expressions,
+			Map<String, Entry> entries) {
 		this.base = base;
 		this.classLoader = classLoader;
+		this.expressions = expressions;
 		this.entries = entries;
 	}
 
@@ -42,14 +48,16 @@ public final class BackoffPolicies {
 	 * @param classLoader loads the {@code retry-on} and {@code abort-on} types
 	 * @param base what {@code backoff.defaults} starts from: {@link BackoffPolicy#defaults()},
 	 * or that with an environment's classification and Retry-After source (HTTP, say)
+	 * @param beanFactory resolves the bean references of SpEL expressions, or {@code null} for none
 	 * @return the validated policies
 	 * @throws BackoffConfigurationException naming the first property that breaks a rule
 	 */
 	public static BackoffPolicies of(BackoffProperties properties, @Nullable ClassLoader classLoader,
-			BackoffPolicy base) {
+			BackoffPolicy base, @Nullable BeanFactory beanFactory) {
+		BackoffExpressions expressions = new BackoffExpressions(beanFactory, classLoader);
 		PolicyMerge.Level defaults = PolicyMerge.Level.yaml(DEFAULTS_PREFIX, properties.getDefaults());
 		Map<String, Entry> entries = new LinkedHashMap<>();
-		entries.put(DEFAULTS, Entry.of(base, List.of(defaults), classLoader));
+		entries.put(DEFAULTS, Entry.of(base, List.of(defaults), classLoader, expressions, DEFAULTS));
 		properties.getPolicies().forEach((name, settings) -> {
 			if (DEFAULTS.equals(name)) {
 				throw new BackoffConfigurationException("backoff.policies." + name, name,
@@ -58,9 +66,9 @@ public final class BackoffPolicies {
 			}
 			List<PolicyMerge.Level> levels = List.of(defaults,
 					PolicyMerge.Level.yaml("backoff.policies." + name, settings));
-			entries.put(name, Entry.of(base, levels, classLoader));
+			entries.put(name, Entry.of(base, levels, classLoader, expressions, name));
 		});
-		return new BackoffPolicies(base, classLoader, Collections.unmodifiableMap(entries));
+		return new BackoffPolicies(base, classLoader, expressions, Collections.unmodifiableMap(entries));
 	}
 
 	/** @return the policy of {@code backoff.defaults} */
@@ -107,14 +115,21 @@ public final class BackoffPolicies {
 		String prefix = DEFAULTS.equals(name) ? DEFAULTS_PREFIX : "backoff.policies." + name;
 		List<PolicyMerge.Level> levels = new java.util.ArrayList<>(entry.levels());
 		levels.add(PolicyMerge.Level.annotation(where, prefix, settings));
-		return PolicyMerge.policy(this.base, levels, this.classLoader);
+		return PolicyMerge.policy(this.base, levels, this.classLoader, this.expressions, name);
+	}
+
+	/** @return the SpEL of the policies and annotations, parsed with the same class loader and beans */
+	BackoffExpressions expressions() {
+		return this.expressions;
 	}
 
 	private record Entry(BackoffPolicy policy, @Nullable RetryBudget budget, List<PolicyMerge.Level> levels) {
 
-		static Entry of(BackoffPolicy base, List<PolicyMerge.Level> levels, @Nullable ClassLoader classLoader) {
+		static Entry of(BackoffPolicy base, List<PolicyMerge.Level> levels, @Nullable ClassLoader classLoader,
+				BackoffExpressions expressions, String name) {
 			// A fresh bucket for every policy, even one whose budget settings all come from backoff.defaults.
-			return new Entry(PolicyMerge.policy(base, levels, classLoader), PolicyMerge.budget(levels), levels);
+			return new Entry(PolicyMerge.policy(base, levels, classLoader, expressions, name),
+					PolicyMerge.budget(levels), levels);
 		}
 
 	}

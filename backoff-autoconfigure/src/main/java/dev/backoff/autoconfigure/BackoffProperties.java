@@ -235,6 +235,14 @@ public class BackoffProperties {
 		private @Nullable List<String> abortOn;
 
 		/**
+		 * SpEL expression on #exception that decides whether a failure is retried, from what it
+		 * says rather than only its class, such as "#exception.code == 'THROTTLED'"; bean
+		 * references allowed ("@transientErrors.test(#exception)"). abort-on still wins and
+		 * retry-on still narrows; it replaces the default classification, so it may also widen it.
+		 */
+		private @Nullable String retryOnException;
+
+		/**
 		 * Longest server Retry-After hint to honour; a longer hint ends the call at once
 		 * rather than wait in vain. Default: the max delay.
 		 */
@@ -308,6 +316,14 @@ public class BackoffProperties {
 
 		public void setAbortOn(@Nullable List<String> abortOn) {
 			this.abortOn = (abortOn != null) ? new ArrayList<>(abortOn) : null;
+		}
+
+		public @Nullable String getRetryOnException() {
+			return this.retryOnException;
+		}
+
+		public void setRetryOnException(@Nullable String retryOnException) {
+			this.retryOnException = retryOnException;
 		}
 
 		public @Nullable Duration getMaxRetryAfter() {

@@ -38,10 +38,13 @@ final class PolicyMerge {
 	 * @param base the policy the levels start from
 	 * @param levels the settings, least specific first
 	 * @param classLoader loads the {@code retry-on} and {@code abort-on} types
+	 * @param expressions parses {@code retry-on-exception}
+	 * @param name the policy's name, for the log of a failing expression
 	 * @return the merged policy
 	 * @throws BackoffConfigurationException naming the setting at fault where it was given
 	 */
-	static BackoffPolicy policy(BackoffPolicy base, List<Level> levels, @Nullable ClassLoader classLoader) {
+	static BackoffPolicy policy(BackoffPolicy base, List<Level> levels, @Nullable ClassLoader classLoader,
+			BackoffExpressions expressions, String name) {
 		PolicyMerge merge = new PolicyMerge(levels);
 		BackoffPolicy.Builder builder = base.toBuilder();
 		for (int i = 0; i < levels.size(); i++) {
@@ -58,6 +61,8 @@ final class PolicyMerge {
 					(names) -> builder.retryOn(types(level.where("retryOn"), names, classLoader)));
 			merge.map(i, "abortOn", settings.getAbortOn(),
 					(names) -> builder.abortOn(types(level.where("abortOn"), names, classLoader)));
+			merge.map(i, "retryOnException", settings.getRetryOnException(), (text) -> builder
+				.retryOnException(expressions.retryOnException(text, level.where("retryOnException"), name)));
 		}
 		try {
 			return builder.build();

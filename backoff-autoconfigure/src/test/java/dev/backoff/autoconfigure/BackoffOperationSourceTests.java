@@ -28,11 +28,11 @@ class BackoffOperationSourceTests {
 	private final ConcurrentHashMap<String, Integer> created = new ConcurrentHashMap<>();
 
 	private final BackoffOperationSource source = new BackoffOperationSource(
-			BackoffPolicies.of(new BackoffProperties(), null, BackoffPolicy.defaults()), BackoffExecutor.builder().build(),
+			BackoffPolicies.of(new BackoffProperties(), null, BackoffPolicy.defaults(), null), BackoffExecutor.builder().build(),
 			new ScheduledThreadPoolExecutor(1), (operation) -> {
 				this.created.merge(operation.getMethod().getName(), 1, Integer::sum);
 				return BackoffListener.NONE;
-			}, (value) -> value, null);
+			}, (value) -> value);
 
 	@Test
 	void resolvesEachMethodOnceAndRemembersMethodsWithoutBackoff() throws NoSuchMethodException {

@@ -159,7 +159,8 @@ public class BackoffEndpoint {
 
 	/** A policy's settings, named and written as in {@code application.yml}. */
 	public record SettingsDescriptor(int maxAttempts, String baseDelay, String maxDelay, double multiplier,
-			String jitter, @Nullable String maxElapsed, List<String> retryOn, List<String> abortOn, boolean retryIf,
+			String jitter, @Nullable String maxElapsed, List<String> retryOn, List<String> abortOn,
+			@Nullable String retryOnException, boolean retryIf,
 			String maxRetryAfter, @Nullable BudgetDescriptor budget) {
 
 		static SettingsDescriptor of(BackoffPolicy policy, @Nullable RetryBudget budget) {
@@ -171,7 +172,9 @@ public class BackoffEndpoint {
 					schedule.getJitter().name().toLowerCase(Locale.ROOT),
 					(maxElapsed != null) ? format(maxElapsed) : null,
 					rules.getRetryOn().stream().map(Class::getName).toList(),
-					rules.getAbortOn().stream().map(Class::getName).toList(), rules.getRetryIfResult() != null,
+					rules.getAbortOn().stream().map(Class::getName).toList(),
+					(rules.getRetryOnException() != null) ? String.valueOf(rules.getRetryOnException()) : null,
+					rules.getRetryIfResult() != null,
 					format(policy.getMaxRetryAfter()), (budget != null) ? BudgetDescriptor.of(budget) : null);
 		}
 
