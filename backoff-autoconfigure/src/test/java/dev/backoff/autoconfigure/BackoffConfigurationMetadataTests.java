@@ -31,8 +31,18 @@ class BackoffConfigurationMetadataTests {
 	void describesEveryKeyOfDefaults() throws IOException {
 		DocumentContext metadata = metadata();
 		for (String key : List.of("max-attempts", "base-delay", "max-delay", "multiplier", "jitter", "max-elapsed",
-				"retry-on", "abort-on")) {
+				"retry-on", "abort-on", "retry-on-exception", "max-retry-after")) {
 			assertThat((String) property(metadata, "backoff.defaults." + key).get("description")).as(key)
+				.isNotBlank()
+				.endsWith(".");
+		}
+	}
+
+	@Test
+	void describesTheSchedulerSettings() throws IOException {
+		DocumentContext metadata = metadata();
+		for (String key : List.of("pool-size", "thread-name-prefix")) {
+			assertThat((String) property(metadata, "backoff.scheduler." + key).get("description")).as(key)
 				.isNotBlank()
 				.endsWith(".");
 		}
