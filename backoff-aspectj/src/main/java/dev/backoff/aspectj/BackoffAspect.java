@@ -34,7 +34,7 @@ import org.springframework.util.function.SingletonSupplier;
  *
  * <p>Matched: instance methods annotated with {@code @Backoff}, whatever their visibility,
  * and the public instance methods of a type annotated with {@code @Backoff}, as
- * {@link BackoffOperations} resolves them. The aspect has the lowest precedence: other
+ * {@link BackoffOperationSource} resolves them. The aspect has the lowest precedence: other
  * advice at the same method, woven or proxied (a transaction, say), wraps the whole call
  * rather than each attempt. Innermost, each attempt runs the method itself; outermost, an
  * attempt would have to re-run the other aspects' annotation-style around advice, which
