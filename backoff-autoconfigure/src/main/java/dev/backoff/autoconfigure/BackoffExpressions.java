@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.core.NativeDetector;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
@@ -34,7 +35,9 @@ final class BackoffExpressions {
 	 * @param classLoader loads the types that expressions name
 	 */
 	BackoffExpressions(@Nullable BeanFactory beanFactory, @Nullable ClassLoader classLoader) {
-		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
+		// A native image cannot define classes at run time: there the expressions are interpreted.
+		SpelCompilerMode mode = NativeDetector.inNativeImage() ? SpelCompilerMode.OFF : SpelCompilerMode.MIXED;
+		this.parser = new SpelExpressionParser(new SpelParserConfiguration(mode, classLoader));
 		this.beans = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 	}
 
