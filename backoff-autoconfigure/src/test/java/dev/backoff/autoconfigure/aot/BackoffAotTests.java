@@ -33,12 +33,22 @@ import org.springframework.util.ReflectionUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The runtime hints that a native image needs, as AOT processing of a real context
- * contributes them: the exception classes named in {@code backoff.*}, fallback methods, what
+ * AOT processing of a real context: it asks which beans are proxied before any configuration
+ * property is bound, so the answer must come from the annotations alone and no policy may be
+ * resolved then; and it contributes the runtime hints that a native image needs: the exception classes named in {@code backoff.*}, fallback methods, what
  * {@code retryIf} and {@code retryOnException} read, the {@code VarHandle} fields, and the
  * optional neighbours whose presence Backoff asks at run time.
  */
-class BackoffAotHintsTests {
+class BackoffAotTests {
+
+	@Test
+	void predictsTheProxyOfABeanNamingAPolicyWithoutResolvingIt() {
+		// Before the policies were resolved at bean creation, determineBeanType resolved them
+		// here and failed: "@Backoff(value) on Quotes.fetch was 'quotes', but … none is configured".
+		RuntimeHints hints = process("backoff.policies.quotes.max-attempts=4");
+		assertThat(hints.reflection().typeHints())
+			.anySatisfy((hint) -> assertThat(hint.getType().getName()).startsWith(Quotes.class.getName() + "$$"));
+	}
 
 	@Test
 	void processesEverySupportedShapeOfBackoffMethod() {
