@@ -47,9 +47,15 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 
 	@Override
 	public boolean remove(Runnable task) {
-		// Called as a task is cancelled (the remove-on-cancel policy).
-		this.pending.remove(task);
-		return super.remove(task);
+		// Called as a task is cancelled (the remove-on-cancel policy), and by the executor itself
+		// for a task queued just as it shut down: that one would be dropped silently, so its
+		// retry runs now and ends its call instead (see AsyncCall).
+		Runnable retry = this.pending.remove(task);
+		boolean removed = super.remove(task);
+		if (retry != null && isShutdown()) {
+			retry.run();
+		}
+		return removed;
 	}
 
 	@Override

@@ -200,6 +200,26 @@ class BackoffAsyncTests {
 	}
 
 	@Test
+	void aRetryTheSchedulerDropsAsItShutsDownStillEndsItsCall() {
+		// ScheduledThreadPoolExecutor.delayedExecute: a retry scheduled just as the executor shuts
+		// down is queued, then removed and cancelled by the executor itself, never rejected. The
+		// removal is simulated here, after shutdown, on the queued retry.
+		this.contextRunner.run((context) -> {
+			BackoffScheduler scheduler = context.getBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME,
+					BackoffScheduler.class);
+			AsyncService service = context.getBean(AsyncService.class);
+			service.failFirst(100);
+			CompletableFuture<String> result = service.hourly();
+			Runnable queued = scheduler.getQueue().peek();
+			scheduler.shutdown();
+			assertThat(scheduler.remove(queued)).isTrue();
+			assertThat(result).isCompletedExceptionally();
+			assertThat(result.handle((value, ex) -> ex).getNow(null)).isSameAs(service.failures().get(0));
+			assertThat(service.calls()).isEqualTo(1);
+		});
+	}
+
+	@Test
 	void callsTheFallbackWithTheOriginalFailure() {
 		this.contextRunner.run((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
