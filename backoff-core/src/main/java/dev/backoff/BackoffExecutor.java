@@ -55,6 +55,11 @@ public final class BackoffExecutor {
 		this.outermost = (builder.nested == Nested.OUTERMOST);
 	}
 
+	/** @return how blocking calls wait between attempts */
+	public Sleeper getSleeper() {
+		return this.sleeper;
+	}
+
 	/** @return what a call started inside another retrying call does */
 	public Nested getNested() {
 		return this.outermost ? Nested.OUTERMOST : Nested.INDEPENDENT;

@@ -14,6 +14,14 @@ public interface Sleeper {
 	Sleeper THREAD = (delay) -> TimeUnit.NANOSECONDS.sleep(delay.toNanos());
 
 	/**
+	 * Returns at once, whatever the delay: for tests, which then run every retry without waiting
+	 * (non-blocking integrations that schedule waits themselves wait for nothing either).
+	 * Production code must not use it: retries that do not wait are a retry storm.
+	 */
+	Sleeper INSTANT = (delay) -> {
+	};
+
+	/**
 	 * Waits for the given delay.
 	 * @param delay the wait, zero or positive
 	 * @throws InterruptedException if the thread is interrupted while waiting; the executor

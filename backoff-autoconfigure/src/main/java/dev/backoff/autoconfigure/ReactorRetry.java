@@ -8,6 +8,7 @@ import java.util.function.Function;
 import dev.backoff.BackoffCall;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
+import dev.backoff.Sleeper;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -62,7 +63,7 @@ final class ReactorRetry {
 				retryResult = call.isRetryableResult(value);
 			}
 			catch (RuntimeException ex) {
-				// The call has ended (see retry(call)).
+				// The call has ended (see retry(call, operation)).
 				sink.error(ex);
 				return;
 			}
@@ -73,7 +74,7 @@ final class ReactorRetry {
 				sink.next(value);
 			}
 		})
-			.retryWhen(retry(call))
+			.retryWhen(retry(call, operation))
 			.onErrorResume(RetryableResult.class, (result) -> Mono.justOrEmpty(result.value))
 			.doOnSuccess((value) -> call.succeed())
 			.doOnCancel(() -> call.interrupt(new CancellationException("Cancelled by the subscriber")));
@@ -90,7 +91,7 @@ final class ReactorRetry {
 			return Flux.from(publisher(call, attempt)).doOnNext((value) -> emitted.set(true));
 		})
 			.contextWrite(enclosing(call))
-			.retryWhen(retry(call))
+			.retryWhen(retry(call, operation))
 			.doOnComplete(call::succeed)
 			.doOnCancel(() -> {
 				if (emitted.get()) {
@@ -113,7 +114,8 @@ final class ReactorRetry {
 		return call.isEnclosing() ? (context) -> context.put(ENCLOSING, call.getPolicy()) : Function.identity();
 	}
 
-	private static Retry retry(BackoffCall call) {
+	private static Retry retry(BackoffCall call, BackoffOperation operation) {
+		boolean instant = (operation.getExecutor().getSleeper() == Sleeper.INSTANT);
 		return Retry.from((signals) -> signals.concatMap((signal) -> {
 			Throwable failure = signal.failure();
 			if (call.isEnded()) {
@@ -129,7 +131,8 @@ final class ReactorRetry {
 				}
 				return Mono.error(call.end(failure));
 			}
-			return Mono.delay(delay);
+			// With Sleeper.INSTANT (tests) the wait is computed, reported and skipped, as for a blocking call.
+			return instant ? Mono.just(0L) : Mono.delay(delay);
 		}));
 	}
 

@@ -1,19 +1,24 @@
 package dev.backoff.sample;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
+import dev.backoff.Outcome;
 import dev.backoff.sample.downstream.DownstreamFaults.StatsView;
 import dev.backoff.sample.quotes.Quote;
+import dev.backoff.test.BackoffRecorder;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 
+import static dev.backoff.test.BackoffAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -30,6 +35,9 @@ class FlakyDownstreamTests {
 	private int port;
 
 	private SampleHttp http;
+
+	@Autowired
+	private BackoffRecorder recorder;
 
 	@BeforeEach
 	void resetDownstream() {
@@ -87,7 +95,12 @@ class FlakyDownstreamTests {
 		ResponseEntity<Quote> response = this.http.get("/quotes/ACME", Quote.class);
 		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
 		assertThat(stats().requests()).isEqualTo(2);
-		// The policy's own delay is at most 2ms here: the wait of one second is the server's.
+		// The policy's own first delay is at most 100ms: the wait of one second is the server's,
+		// computed and metered though @InstantBackoff does not wait it.
+		assertThat(this.recorder).method("QuoteClient.fetch")
+			.lastCall()
+			.endedWith(Outcome.SUCCESS_AFTER_RETRY)
+			.waited(Duration.ofSeconds(1));
 		assertThat(this.http.metric("MAX", "backoff.delay", METHOD)).isGreaterThanOrEqualTo(1.0);
 	}
 

@@ -1,0 +1,26 @@
+package dev.backoff.test;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.backoff.BackoffPolicy;
+import dev.backoff.Outcome;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One {@code @Backoff} call as {@link BackoffRecorder} saw it.
+ *
+ * @param policyName the policy's name, {@code defaults} for {@code backoff.defaults}
+ * @param method {@code SimpleClassName.methodName}, as the meters tag it
+ * @param policy the effective policy of the method
+ * @param failures the failure of each attempt that was retried ({@code null} where a result
+ * asked for the retry), then the failure the call ended with, if any
+ * @param waits the wait computed before each retry, in order (none was really waited under
+ * {@link InstantBackoff})
+ * @param outcome how the call ended
+ * @param attempts the attempts made, the first included
+ */
+public record RecordedCall(String policyName, String method, BackoffPolicy policy, List<@Nullable Throwable> failures,
+		List<Duration> waits, Outcome outcome, int attempts) {
+
+}
