@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -170,11 +171,9 @@ class BackoffAsyncTests {
 	@Test
 	void cancellingTheFutureRemovesThePendingRetryFromTheBackoffScheduler() {
 		this.contextRunner.run((context) -> {
-			BackoffScheduler scheduler = context.getBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME,
-					BackoffScheduler.class);
+			BackoffScheduler scheduler = scheduler(context);
 			AsyncService service = context.getBean(AsyncService.class);
-			service.failFirst(100);
-			CompletableFuture<String> result = service.hourly();
+			CompletableFuture<String> result = failingHourly(service);
 			assertThat(scheduler.getQueue()).hasSize(1);
 			assertThat(result.cancel(true)).isTrue();
 			assertThat(scheduler.getQueue()).isEmpty();
@@ -187,12 +186,11 @@ class BackoffAsyncTests {
 	void closingTheContextEndsAPendingCallWithItsOriginalFailure() {
 		this.contextRunner.run((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
-			service.failFirst(100);
-			CompletableFuture<String> result = service.hourly();
+			CompletableFuture<String> result = failingHourly(service);
 			assertThat(result).isNotDone();
 			context.close();
 			assertThat(result).isCompletedExceptionally();
-			Throwable failure = result.handle((value, ex) -> ex).getNow(null);
+			Throwable failure = failureOf(result);
 			assertThat(failure).isSameAs(service.failures().get(0));
 			assertThat(failure.getSuppressed()).hasAtLeastOneElementOfType(RejectedExecutionException.class);
 			assertThat(service.calls()).isEqualTo(1);
@@ -205,16 +203,14 @@ class BackoffAsyncTests {
 		// down is queued, then removed and cancelled by the executor itself, never rejected. The
 		// removal is simulated here, after shutdown, on the queued retry.
 		this.contextRunner.run((context) -> {
-			BackoffScheduler scheduler = context.getBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME,
-					BackoffScheduler.class);
+			BackoffScheduler scheduler = scheduler(context);
 			AsyncService service = context.getBean(AsyncService.class);
-			service.failFirst(100);
-			CompletableFuture<String> result = service.hourly();
+			CompletableFuture<String> result = failingHourly(service);
 			Runnable queued = scheduler.getQueue().peek();
 			scheduler.shutdown();
 			assertThat(scheduler.remove(queued)).isTrue();
 			assertThat(result).isCompletedExceptionally();
-			assertThat(result.handle((value, ex) -> ex).getNow(null)).isSameAs(service.failures().get(0));
+			assertThat(failureOf(result)).isSameAs(service.failures().get(0));
 			assertThat(service.calls()).isEqualTo(1);
 		});
 	}
@@ -285,6 +281,20 @@ class BackoffAsyncTests {
 
 	record Job(String status) {
 
+	}
+
+	private static BackoffScheduler scheduler(ApplicationContext context) {
+		return context.getBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class);
+	}
+
+	/** Starts a call whose first attempt fails and whose retry waits an hour on the scheduler. */
+	private static CompletableFuture<String> failingHourly(AsyncService service) {
+		service.failFirst(100);
+		return service.hourly();
+	}
+
+	private static Throwable failureOf(CompletableFuture<?> result) {
+		return result.handle((value, ex) -> ex).getNow(null);
 	}
 
 	static class AsyncService extends ScriptedFailures {
