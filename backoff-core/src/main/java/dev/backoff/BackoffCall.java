@@ -195,7 +195,7 @@ public final class BackoffCall {
 			remember(failure);
 		}
 		Duration wait = Duration.ofNanos(delay);
-		this.listener.onRetryScheduled(this.attempts, wait, failure);
+		ListenerCalls.retryScheduled(this.listener, this.attempts, wait, failure);
 		return wait;
 	}
 
@@ -211,7 +211,7 @@ public final class BackoffCall {
 		if (this.budget != null) {
 			this.budget.onSuccess();
 		}
-		this.listener.onSuccess(this.outcome, this.attempts);
+		ListenerCalls.success(this.listener, this.outcome, this.attempts);
 		return true;
 	}
 
@@ -286,7 +286,7 @@ public final class BackoffCall {
 				}
 			}
 		}
-		this.listener.onFailure(outcome, this.attempts, failure);
+		ListenerCalls.failure(this.listener, outcome, this.attempts, failure);
 		return true;
 	}
 

@@ -153,7 +153,7 @@ public final class BackoffExecutor {
 		}
 		catch (Throwable ex) {
 			// The result predicate failed: the call ends here, with exactly one outcome.
-			listener.onFailure(Outcome.NOT_RETRYABLE, 1, ex);
+			ListenerCalls.failure(listener, Outcome.NOT_RETRYABLE, 1, ex);
 			throw ex;
 		}
 		if (retryResult) {
@@ -163,7 +163,7 @@ public final class BackoffExecutor {
 		if (budget != null) {
 			budget.onSuccess();
 		}
-		listener.onSuccess(Outcome.SUCCESS, 1);
+		ListenerCalls.success(listener, Outcome.SUCCESS, 1);
 		return result;
 	}
 

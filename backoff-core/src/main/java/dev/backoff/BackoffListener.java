@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * implement it; the core knows nothing of either.
  *
  * <p>Called on the thread that runs the attempt, on the hot path: implementations must be
- * fast, thread-safe and must not throw. An instance is usually bound to one method, so the
+ * fast and thread-safe. One that throws cannot change the call: what it throws is logged once
+ * per listener and otherwise ignored. An instance is usually bound to one method, so the
  * events carry no name.
  */
 public interface BackoffListener {
@@ -49,8 +50,8 @@ public interface BackoffListener {
 
 	/**
 	 * @param listeners the listeners to call, in order
-	 * @return one listener that calls each of them; {@link #NONE} for none, the listener itself
-	 * for one
+	 * @return one listener that calls each of them, so that one that throws does not keep the
+	 * event from the others; {@link #NONE} for none, the listener itself for one
 	 */
 	static BackoffListener composite(List<? extends BackoffListener> listeners) {
 		if (listeners.isEmpty()) {
@@ -65,21 +66,21 @@ public interface BackoffListener {
 			@Override
 			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
 				for (BackoffListener listener : all) {
-					listener.onRetryScheduled(attempt, delay, failure);
+					ListenerCalls.retryScheduled(listener, attempt, delay, failure);
 				}
 			}
 
 			@Override
 			public void onSuccess(Outcome outcome, int attempts) {
 				for (BackoffListener listener : all) {
-					listener.onSuccess(outcome, attempts);
+					ListenerCalls.success(listener, outcome, attempts);
 				}
 			}
 
 			@Override
 			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
 				for (BackoffListener listener : all) {
-					listener.onFailure(outcome, attempts, failure);
+					ListenerCalls.failure(listener, outcome, attempts, failure);
 				}
 			}
 

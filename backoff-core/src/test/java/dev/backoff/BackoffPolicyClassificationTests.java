@@ -82,6 +82,32 @@ class BackoffPolicyClassificationTests {
 	}
 
 	@Test
+	void abortOnMatchesAtAnyDepth() {
+		BackoffPolicy policy = BackoffPolicy.builder().abortOn(FileNotFoundException.class).build();
+		Throwable chain = new FileNotFoundException("gone");
+		for (int i = 0; i < 100; i++) {
+			chain = new RuntimeException("wrapper", chain);
+		}
+		assertThat(policy.getRules().isRetryable(chain)).isFalse();
+	}
+
+	@Test
+	void aFailureWhoseGetCauseThrowsIsClassifiedByWhatCanBeRead() {
+		RuntimeException broken = new IllegalStateException("broken") {
+
+			@Override
+			public synchronized Throwable getCause() {
+				throw new UnsupportedOperationException("no cause");
+			}
+
+		};
+		BackoffPolicy policy = BackoffPolicy.builder().abortOn(IllegalArgumentException.class).build();
+		assertThat(policy.getRules().isRetryable(broken)).isTrue();
+		assertThat(BackoffPolicy.builder().abortOn(IllegalStateException.class).build().getRules().isRetryable(broken))
+			.isFalse();
+	}
+
+	@Test
 	void abortOnWinsOverRetryOnForASubclass() {
 		BackoffPolicy policy = BackoffPolicy.builder()
 			.retryOn(IOException.class)

@@ -55,7 +55,15 @@ public class BackoffLogging implements BackoffListenerFactory {
 		if (failure == null) {
 			return "result asked for a retry";
 		}
-		return failure.getClass().getName() + ": " + failure.getMessage();
+		String message;
+		try {
+			message = failure.getMessage();
+		}
+		catch (RuntimeException ex) {
+			// The failure's own bug must not become the caller's: log what can be read.
+			message = "(getMessage() threw " + ex.getClass().getName() + ")";
+		}
+		return failure.getClass().getName() + ": " + message;
 	}
 
 }

@@ -6,13 +6,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Walks a failure's cause chain, the way every classification in Backoff reads a failure: the
- * failure itself, then its cause, and so on, at most {@value #MAX_DEPTH} deep and stopping at a
- * cause that is its own, so that a cause cycle cannot hang the caller.
+ * failure itself, then its cause, and so on to the end of the chain, however deep. A cause
+ * cycle ends the walk once it is found (Brent's algorithm: no allocation, each link read at
+ * most a few times), and a {@code getCause()} that throws ends it there, so that no failure
+ * can hang the caller or cost it its retries.
  */
 public final class CauseChain {
-
-	/** How deep a walk goes. */
-	public static final int MAX_DEPTH = 64;
 
 	private CauseChain() {
 	}
@@ -25,15 +24,36 @@ public final class CauseChain {
 	 */
 	public static <T> @Nullable T first(Throwable failure, Function<Throwable, ? extends @Nullable T> probe) {
 		Throwable current = failure;
-		for (int depth = 0; current != null && depth < MAX_DEPTH; depth++) {
+		Throwable mark = failure;
+		int power = 1;
+		int steps = 0;
+		while (current != null) {
 			T found = probe.apply(current);
 			if (found != null) {
 				return found;
 			}
-			Throwable cause = current.getCause();
-			current = (cause != current) ? cause : null;
+			current = causeOf(current);
+			if (current == mark) {
+				return null;
+			}
+			if (++steps == power) {
+				// Brent: move the mark to where we are, and look twice as far for it to come round.
+				mark = current;
+				power <<= 1;
+				steps = 0;
+			}
 		}
 		return null;
+	}
+
+	private static @Nullable Throwable causeOf(Throwable failure) {
+		try {
+			return failure.getCause();
+		}
+		catch (RuntimeException | LinkageError ex) {
+			// A broken getCause() ends the chain: the failure itself still counts.
+			return null;
+		}
 	}
 
 }

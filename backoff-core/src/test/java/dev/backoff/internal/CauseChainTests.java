@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link CauseChain}: the first answer along the chain, and a walk that ends on cycles and
- * very deep chains.
+ * {@link CauseChain}: the first answer along the chain, however deep, and a walk that ends on
+ * cause cycles and on a {@code getCause()} that throws.
  */
 class CauseChainTests {
 
@@ -25,7 +25,21 @@ class CauseChainTests {
 	}
 
 	@Test
-	void endsOnACauseCycle() {
+	void findsACauseHoweverDeep() {
+		Throwable chain = new IOException("deepest");
+		for (int i = 0; i < 10_000; i++) {
+			chain = new RuntimeException("wrapper", chain);
+		}
+		AtomicInteger asked = new AtomicInteger();
+		assertThat(CauseChain.<Throwable>first(chain, (failure) -> {
+			asked.incrementAndGet();
+			return (failure instanceof IOException) ? failure : null;
+		})).isInstanceOf(IOException.class);
+		assertThat(asked.get()).isEqualTo(10_001);
+	}
+
+	@Test
+	void endsOnACauseCycleHavingAskedEveryLink() {
 		IllegalStateException a = new IllegalStateException("a");
 		IllegalStateException b = new IllegalStateException("b", a);
 		a.initCause(b);
@@ -34,16 +48,40 @@ class CauseChainTests {
 			asked.incrementAndGet();
 			return null;
 		})).isNull();
-		assertThat(asked.get()).isEqualTo(CauseChain.MAX_DEPTH);
+		assertThat(asked.get()).isBetween(2, 8);
 	}
 
 	@Test
-	void goesNoDeeperThanMaxDepth() {
-		Throwable chain = new IOException("deepest");
-		for (int i = 0; i < 100; i++) {
-			chain = new RuntimeException(chain);
+	void endsOnACycleFarDownALongChain() {
+		IllegalStateException loopStart = new IllegalStateException("loop");
+		IllegalStateException loopEnd = new IllegalStateException("loop end", loopStart);
+		loopStart.initCause(new IllegalStateException("middle", loopEnd));
+		Throwable chain = loopStart;
+		for (int i = 0; i < 1_000; i++) {
+			chain = new RuntimeException("wrapper", chain);
 		}
-		assertThat(CauseChain.<Throwable>first(chain, (failure) -> (failure instanceof IOException) ? failure : null)).isNull();
+		AtomicInteger asked = new AtomicInteger();
+		assertThat(CauseChain.<Object>first(chain, (failure) -> {
+			asked.incrementAndGet();
+			return null;
+		})).isNull();
+		// Every link is asked, and the walk ends within a few turns of the cycle.
+		assertThat(asked.get()).isBetween(1_003, 3_000);
+	}
+
+	@Test
+	void aGetCauseThatThrowsEndsTheChainThere() {
+		RuntimeException broken = new RuntimeException("broken") {
+
+			@Override
+			public synchronized Throwable getCause() {
+				throw new IllegalStateException("no cause for you");
+			}
+
+		};
+		RuntimeException top = new RuntimeException(broken);
+		assertThat(CauseChain.<Throwable>first(top, (failure) -> (failure == broken) ? failure : null)).isSameAs(broken);
+		assertThat(CauseChain.<Throwable>first(top, (failure) -> (failure instanceof IOException) ? failure : null)).isNull();
 	}
 
 }

@@ -1,0 +1,190 @@
+package dev.backoff.autoconfigure.reliability;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import dev.backoff.Backoff;
+import dev.backoff.BackoffListener;
+import dev.backoff.Outcome;
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.DebugLogging;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Nothing that watches a call can change it: a listener that throws, or a failure that
+ * breaks the log line describing it, leaves the caller's result, the retries and the meters
+ * as they would be without it, and is reported once.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ListenerIsolationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class)
+		.withBean(CountingSleeper.class)
+		.withBean(Service.class)
+		.withPropertyValues("backoff.defaults.max-attempts=3");
+
+	@Test
+	@ExtendWith(DebugLogging.class)
+	void aFailureWhoseMessageThrowsIsRetriedAndLoggedAtDebug(CapturedOutput output) {
+		this.runner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			Throwable thrown = catchThrowable(service::failUnreadably);
+			assertThat(thrown).isInstanceOf(UnreadableException.class);
+			assertThat(service.calls()).isEqualTo(3);
+			assertThat(outcomes(context.getBean(MeterRegistry.class), "exhausted")).isEqualTo(1);
+			assertThat(output).contains("failed (" + UnreadableException.class.getName()
+					+ ": (getMessage() threw java.lang.IllegalStateException)); retrying in");
+		});
+	}
+
+	@Test
+	void aListenerThatThrowsOnEveryEventChangesNeitherResultNorMetersAndIsReportedOnce() {
+		// The core logs through System.Logger; Boot routes it to its logging system, here we read it directly.
+		List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+		Logger julLogger = Logger.getLogger("dev.backoff");
+		Handler handler = new Handler() {
+
+			@Override
+			public void publish(LogRecord record) {
+				if (record.getLevel() == Level.WARNING) {
+					warnings.add(record);
+				}
+			}
+
+			@Override
+			public void flush() {
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		withHandler(julLogger, handler, () -> this.runner.withBean(ThrowingListener.class).run((context) -> {
+			Service service = context.getBean(Service.class);
+			service.failFirst(1);
+			assertThat(service.work()).isEqualTo("done");
+			assertThat(service.work()).isEqualTo("done");
+			assertThat(service.calls()).isEqualTo(3);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(outcomes(meters, "success_after_retry")).isEqualTo(1);
+			assertThat(outcomes(meters, "success")).isEqualTo(1);
+			assertThat(context.getBean(ThrowingListener.class).events.get()).isEqualTo(3);
+			assertThat(warnings).singleElement()
+				.satisfies((warning) -> assertThat(warning.getMessage())
+					.startsWith("BackoffListener " + ThrowingListener.class.getName() + " threw from onRetryScheduled"))
+				.satisfies((warning) -> assertThat(warning.getThrown()).hasMessage("listener broken"));
+		}));
+	}
+
+	@Test
+	void aListenerThatThrowsOnFailureLeavesTheCallerItsOwnFailure() {
+		this.runner.withBean(ThrowingListener.class).run((context) -> {
+			Service service = context.getBean(Service.class);
+			service.failFirst(10);
+			Throwable thrown = catchThrowable(service::work);
+			assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessage("attempt 3");
+			assertThat(outcomes(context.getBean(MeterRegistry.class), "exhausted")).isEqualTo(1);
+		});
+	}
+
+	private static void withHandler(Logger logger, Handler handler, Runnable action) {
+		logger.addHandler(handler);
+		try {
+			action.run();
+		}
+		finally {
+			logger.removeHandler(handler);
+		}
+	}
+
+	private static double outcomes(MeterRegistry meters, String outcome) {
+		var counter = meters.find("backoff.calls").tag("outcome", outcome).counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	static class Service {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		private final AtomicInteger failures = new AtomicInteger();
+
+		int calls() {
+			return this.calls.get();
+		}
+
+		void failFirst(int count) {
+			this.failures.set(count);
+		}
+
+		@Backoff
+		public String failUnreadably() {
+			this.calls.incrementAndGet();
+			throw new UnreadableException();
+		}
+
+		@Backoff
+		public String work() {
+			int call = this.calls.incrementAndGet();
+			if (this.failures.getAndDecrement() > 0) {
+				throw new IllegalStateException("attempt " + call);
+			}
+			return "done";
+		}
+
+	}
+
+	static class UnreadableException extends RuntimeException {
+
+		@Override
+		public String getMessage() {
+			throw new IllegalStateException("a broken getMessage()");
+		}
+
+	}
+
+	static class ThrowingListener implements BackoffListener {
+
+		final AtomicInteger events = new AtomicInteger();
+
+		@Override
+		public void onRetryScheduled(int attempt, java.time.Duration delay, @Nullable Throwable failure) {
+			this.events.incrementAndGet();
+			throw new IllegalStateException("listener broken");
+		}
+
+		@Override
+		public void onSuccess(Outcome outcome, int attempts) {
+			this.events.incrementAndGet();
+			throw new IllegalStateException("listener broken");
+		}
+
+		@Override
+		public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+			this.events.incrementAndGet();
+			throw new IllegalStateException("listener broken");
+		}
+
+	}
+
+}
