@@ -124,7 +124,12 @@ public @interface Backoff {
 	/**
 	 * The name of a method of the same bean to call when the call finally fails: it takes the
 	 * same parameters plus, optionally, a last parameter for the final failure, and returns a
-	 * type assignable to the annotated method's. Checked at start-up.
+	 * type assignable to the annotated method's, generics included. Checked at start-up.
+	 * <p>It answers for {@link Exception}s, or only those of its failure parameter's type when
+	 * that is narrower; an {@link Error} reaches the caller unless that parameter names an
+	 * {@code Error} type. It does not answer for a failure that an enclosing {@code @Backoff}
+	 * call will retry: that failure goes to the enclosing call. A public fallback is called
+	 * through the proxy, so that its own advice applies; any other on the target bean.
 	 * @return the method name, or empty for none
 	 */
 	String fallback() default "";

@@ -66,6 +66,38 @@ public final class BackoffExecutor {
 	}
 
 	/**
+	 * @return the policy of the retrying call whose attempt runs on this thread, which a call
+	 * started here would be nested in; {@code null} outside any, or with {@link Nested#INDEPENDENT}
+	 */
+	public @Nullable BackoffPolicy getEnclosingPolicy() {
+		return this.outermost ? Enclosing.current().policy : null;
+	}
+
+	/**
+	 * Whether the final failure of a nested call belongs to the enclosing call, which retries
+	 * it: both policies retry it. Such a failure must reach the enclosing call as it is, so a
+	 * fallback must not answer for it (the enclosing call's own fallback may, once it ends).
+	 * @param policy the nested call's policy
+	 * @param enclosing the enclosing call's policy, as {@link #getEnclosingPolicy()} gave it
+	 * when the nested call started, or {@code null} when it was not nested
+	 * @param failure the nested call's final failure
+	 * @return whether to pass the failure on to the enclosing call
+	 */
+	public static boolean isLeftToEnclosing(BackoffPolicy policy, @Nullable BackoffPolicy enclosing,
+			Throwable failure) {
+		if (enclosing == null) {
+			return false;
+		}
+		try {
+			return policy.getRules().isRetryable(failure) && enclosing.getRules().isRetryable(failure);
+		}
+		catch (RuntimeException ex) {
+			// A predicate that throws retries nothing (see BackoffCall).
+			return false;
+		}
+	}
+
+	/**
 	 * @return a builder with {@link Sleeper#THREAD}, {@link NanoClock#SYSTEM},
 	 * {@link RandomSource#THREAD_LOCAL}, no listener and {@link Nested#OUTERMOST}
 	 */

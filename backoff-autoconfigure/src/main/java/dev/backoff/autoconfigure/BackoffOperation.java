@@ -112,20 +112,43 @@ public final class BackoffOperation {
 	/**
 	 * Runs one call of the method.
 	 * @param attempt makes one attempt: re-invokes the rest of the call chain
-	 * @param target the target bean, for the fallback
+	 * @param receiver what the fallback is called on: see {@link #fallbackReceiver}
 	 * @param arguments the call's arguments, for the fallback
 	 * @return what the method returns
 	 * @throws Throwable the original failure of the last attempt (or of the fallback)
 	 */
-	public @Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object target,
+	public @Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
 			@Nullable Object[] arguments) throws Throwable {
 		if (this.direct) {
 			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
 		}
-		return this.invoker.invoke(this, attempt, target, arguments);
+		return this.invoker.invoke(this, attempt, receiver, arguments);
 	}
 
-	@Nullable Object invokeBlocking(BackoffTask<@Nullable Object> attempt, @Nullable Object target,
+	/**
+	 * @param proxy the proxy the call came through, or {@code null} (AspectJ weaving)
+	 * @param target the target bean, or {@code null} for a proxy without one
+	 * @return what the fallback is called on: the proxy for a public fallback it exposes, so
+	 * that the fallback's own advice applies, otherwise the target
+	 */
+	public @Nullable Object fallbackReceiver(@Nullable Object proxy, @Nullable Object target) {
+		return (this.fallback != null) ? this.fallback.receiver(proxy, target) : target;
+	}
+
+	/**
+	 * Whether the fallback answers for a call's final failure: not when the failure is one it
+	 * leaves to the caller (see {@link Fallback}), nor when it belongs to an enclosing retrying
+	 * call that will retry it ({@link BackoffExecutor#isLeftToEnclosing}), which must see it.
+	 * @param failure the call's final failure
+	 * @param enclosing the enclosing call's policy when the call started, or {@code null}
+	 */
+	boolean fallsBack(Throwable failure, @Nullable BackoffPolicy enclosing) {
+		Fallback fallback = this.fallback;
+		return fallback != null && fallback.handles(failure)
+				&& !BackoffExecutor.isLeftToEnclosing(this.policy, enclosing, failure);
+	}
+
+	@Nullable Object invokeBlocking(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
 			@Nullable Object[] arguments) throws Throwable {
 		if (this.fallback == null) {
 			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
@@ -134,17 +157,24 @@ public final class BackoffOperation {
 			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
 		}
 		catch (Throwable ex) {
-			return this.fallback.invoke(target, arguments, ex);
+			// The thread is back outside this call's attempts: what encloses it is the caller's.
+			if (!fallsBack(ex, this.executor.getEnclosingPolicy())) {
+				throw ex;
+			}
+			return this.fallback.invoke(receiver, arguments, ex);
 		}
 	}
 
 	@SuppressWarnings("unchecked")
-	CompletableFuture<@Nullable Object> invokeAsync(BackoffTask<@Nullable Object> attempt, @Nullable Object target,
+	CompletableFuture<@Nullable Object> invokeAsync(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
 			@Nullable Object[] arguments) {
+		Fallback fallback = this.fallback;
+		// Read before the call starts: its failure arrives on another thread.
+		BackoffPolicy enclosing = (fallback != null) ? this.executor.getEnclosingPolicy() : null;
 		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(this.policy, this.budget,
 				this.listener, () -> (CompletionStage<@Nullable Object>) run(attempt), this.scheduler);
-		Fallback fallback = this.fallback;
-		return (fallback != null) ? fallback.afterAsync(call, target, arguments) : call;
+		return (fallback != null)
+				? fallback.afterAsync(call, receiver, arguments, (failure) -> fallsBack(failure, enclosing)) : call;
 	}
 
 	/** Runs a task, rethrowing whatever it throws unchanged (checked exceptions too). */

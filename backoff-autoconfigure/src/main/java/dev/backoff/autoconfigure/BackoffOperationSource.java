@@ -26,6 +26,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -300,12 +301,13 @@ public class BackoffOperationSource {
 			boolean sameParameters = Arrays.equals(types, parameters);
 			boolean withFailure = types.length == parameters.length + 1
 					&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
-					&& types[parameters.length].isAssignableFrom(Throwable.class);
-			if ((sameParameters || withFailure) && returns(candidate, method)) {
+					&& (types[parameters.length] == Object.class
+							|| Throwable.class.isAssignableFrom(types[parameters.length]));
+			if ((sameParameters || withFailure) && returns(candidate, method, targetClass)) {
 				if (withFailure) {
-					return new Fallback(candidate, true);
+					return new Fallback(candidate, types[parameters.length]);
 				}
-				plain = new Fallback(candidate, false);
+				plain = new Fallback(candidate, null);
 			}
 		}
 		if (plain != null) {
@@ -315,16 +317,23 @@ public class BackoffOperationSource {
 				+ String.join(", ", Arrays.stream(parameters).map(Class::getSimpleName).toList());
 		throw new BackoffConfigurationException("@Backoff(fallback)" + where, name,
 				"must name a method of " + targetClass.getSimpleName() + " that takes the same parameters, optionally "
-						+ "followed by a Throwable, and returns " + method.getReturnType().getSimpleName()
+						+ "followed by a Throwable, and returns " + ResolvableType.forMethodReturnType(method, targetClass)
 						+ (candidates.isEmpty() ? " (no method has that name)" : " (found: " + candidates + ")"),
 				"Declare " + signature + ((parameters.length > 0) ? ", Throwable failure)" : "Throwable failure)")
 						+ " in " + targetClass.getSimpleName() + ".");
 	}
 
-	private static boolean returns(Method fallback, Method method) {
+	/** Whether the fallback's return type, generics included, is assignable to the method's. */
+	private static boolean returns(Method fallback, Method method, Class<?> targetClass) {
 		Class<?> expected = method.getReturnType();
-		return (expected == void.class) ? fallback.getReturnType() == void.class
-				: ClassUtils.isAssignable(expected, fallback.getReturnType());
+		if (expected == void.class || fallback.getReturnType() == void.class) {
+			return expected == fallback.getReturnType();
+		}
+		if (!ClassUtils.isAssignable(expected, fallback.getReturnType())) {
+			return false;
+		}
+		return ResolvableType.forMethodReturnType(method, targetClass)
+			.isAssignableFrom(ResolvableType.forMethodReturnType(fallback, targetClass));
 	}
 
 	private String resolve(String value) {

@@ -2,28 +2,44 @@ package dev.backoff.autoconfigure;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ReflectionUtils;
 
 /**
- * The fallback method of a {@code @Backoff} method: called on the target bean (not through
- * its proxy) with the same arguments, plus the final failure when it declares a last
- * parameter for it, once the call has finally failed.
+ * The fallback method of a {@code @Backoff} method, called with the same arguments, plus the
+ * final failure when it declares a last parameter for it, once the call has finally failed.
+ *
+ * <p>It answers for {@link Exception}s, or only for those of its failure parameter's type when
+ * that is narrower. An {@link Error} (an {@code OutOfMemoryError}, a
+ * {@code StackOverflowError}) is not a failure to answer with a value: it reaches the caller,
+ * unless the failure parameter names an {@code Error} type that it is an instance of.
+ *
+ * <p>A public fallback is called through the proxy, as Spring Retry calls its
+ * {@code @Recover} methods, so that advice on it (its own {@code @Transactional}, say) applies,
+ * and so that a default method of an interface client with no target object can answer; any
+ * other fallback is called on the target bean.
  */
 final class Fallback {
 
 	private final Method method;
 
-	private final boolean takesFailure;
+	/** The type of the last parameter that takes the failure, or {@code null} for none. */
+	private final @Nullable Class<?> failureType;
 
-	Fallback(Method method, boolean takesFailure) {
+	private final boolean viaProxy;
+
+	Fallback(Method method, @Nullable Class<?> failureType) {
 		this.method = method;
-		this.takesFailure = takesFailure;
+		this.failureType = failureType;
+		int modifiers = method.getModifiers();
+		this.viaProxy = Modifier.isPublic(modifiers) && !Modifier.isFinal(modifiers) && !Modifier.isStatic(modifiers);
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -32,17 +48,40 @@ final class Fallback {
 	}
 
 	/**
+	 * @param failure a call's final failure
+	 * @return whether this fallback answers for it
+	 */
+	boolean handles(Throwable failure) {
+		Class<?> type = this.failureType;
+		if (failure instanceof Error) {
+			return type != null && Error.class.isAssignableFrom(type) && type.isInstance(failure);
+		}
+		return type == null || type.isInstance(failure);
+	}
+
+	/**
+	 * @param proxy the proxy the call came through, or {@code null} (AspectJ weaving)
+	 * @param target the target bean, or {@code null} for a proxy without one
+	 * @return what to call the fallback on
+	 */
+	@Nullable Object receiver(@Nullable Object proxy, @Nullable Object target) {
+		return (this.viaProxy && this.method.getDeclaringClass().isInstance(proxy)) ? proxy : target;
+	}
+
+	/**
+	 * @param receiver what to call the fallback on (see {@link #receiver})
 	 * @return what the fallback returns
 	 * @throws Throwable what the fallback throws, unwrapped
 	 */
-	@Nullable Object invoke(@Nullable Object target, @Nullable Object[] arguments, Throwable failure) throws Throwable {
+	@Nullable Object invoke(@Nullable Object receiver, @Nullable Object[] arguments, Throwable failure)
+			throws Throwable {
 		@Nullable Object[] fallbackArguments = arguments;
-		if (this.takesFailure) {
+		if (this.failureType != null) {
 			fallbackArguments = Arrays.copyOf(arguments, arguments.length + 1);
 			fallbackArguments[arguments.length] = failure;
 		}
 		try {
-			return this.method.invoke(target, fallbackArguments);
+			return this.method.invoke(receiver, fallbackArguments);
 		}
 		catch (InvocationTargetException ex) {
 			throw ex.getTargetException();
@@ -50,11 +89,11 @@ final class Fallback {
 	}
 
 	/**
-	 * Continues an asynchronous call with the fallback when it fails. Cancelling the returned
-	 * future cancels the call.
+	 * Continues an asynchronous call with the fallback when it fails with a failure that
+	 * {@code fallsBack}. Cancelling the returned future cancels the call.
 	 */
-	CompletableFuture<@Nullable Object> afterAsync(CompletableFuture<@Nullable Object> call, @Nullable Object target,
-			@Nullable Object[] arguments) {
+	CompletableFuture<@Nullable Object> afterAsync(CompletableFuture<@Nullable Object> call, @Nullable Object receiver,
+			@Nullable Object[] arguments, Predicate<Throwable> fallsBack) {
 		LinkedFuture result = new LinkedFuture(call);
 		call.whenComplete((value, failure) -> {
 			if (failure == null) {
@@ -65,9 +104,13 @@ final class Fallback {
 				// The caller cancelled: nobody waits for a fallback.
 				return;
 			}
+			if (!fallsBack.test(failure)) {
+				result.completeExceptionally(failure);
+				return;
+			}
 			try {
 				@SuppressWarnings("unchecked")
-				CompletionStage<@Nullable Object> stage = (CompletionStage<@Nullable Object>) invoke(target, arguments,
+				CompletionStage<@Nullable Object> stage = (CompletionStage<@Nullable Object>) invoke(receiver, arguments,
 						failure);
 				if (stage == null) {
 					result.complete(null);

@@ -38,20 +38,30 @@ final class ReactorRetry {
 
 	/** Retries a method that returns a {@code Mono}: a {@link BackoffOperation.Invoker}. */
 	static Mono<@Nullable Object> mono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
-			@Nullable Object target, @Nullable Object[] arguments) {
-		Mono<@Nullable Object> retried = Mono.deferContextual((context) -> retryMono(operation, attempt, context));
+			@Nullable Object receiver, @Nullable Object[] arguments) {
 		Fallback fallback = operation.getFallback();
-		return (fallback == null) ? retried : retried
-			.onErrorResume((failure) -> Mono.defer(() -> Mono.from(publisher(fallback, target, arguments, failure))));
+		if (fallback == null) {
+			return Mono.deferContextual((context) -> retryMono(operation, attempt, context));
+		}
+		return Mono.deferContextual((context) -> {
+			BackoffPolicy enclosing = enclosing(operation, context);
+			return retryMono(operation, attempt, context).onErrorResume((failure) -> operation.fallsBack(failure, enclosing),
+					(failure) -> Mono.defer(() -> Mono.from(publisher(fallback, receiver, arguments, failure))));
+		});
 	}
 
 	/** Retries a method that returns a {@code Flux}: a {@link BackoffOperation.Invoker}. */
 	static Flux<@Nullable Object> flux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
-			@Nullable Object target, @Nullable Object[] arguments) {
-		Flux<@Nullable Object> retried = Flux.deferContextual((context) -> retryFlux(operation, attempt, context));
+			@Nullable Object receiver, @Nullable Object[] arguments) {
 		Fallback fallback = operation.getFallback();
-		return (fallback == null) ? retried : retried
-			.onErrorResume((failure) -> Flux.defer(() -> publisher(fallback, target, arguments, failure)));
+		if (fallback == null) {
+			return Flux.deferContextual((context) -> retryFlux(operation, attempt, context));
+		}
+		return Flux.deferContextual((context) -> {
+			BackoffPolicy enclosing = enclosing(operation, context);
+			return retryFlux(operation, attempt, context).onErrorResume((failure) -> operation.fallsBack(failure, enclosing),
+					(failure) -> Flux.defer(() -> publisher(fallback, receiver, arguments, failure)));
+		});
 	}
 
 	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
@@ -109,6 +119,12 @@ final class ReactorRetry {
 			.start(operation.getPolicy(), operation.getBudget(), operation.getListener(), enclosing);
 	}
 
+	/** The enclosing call's policy, from the subscription's context or else the subscribing thread. */
+	private static @Nullable BackoffPolicy enclosing(BackoffOperation operation, ContextView context) {
+		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
+		return (enclosing != null) ? enclosing : operation.getExecutor().getEnclosingPolicy();
+	}
+
 	/** Puts the call's policy into the context of its attempts, for the calls made inside them. */
 	private static Function<Context, Context> enclosing(BackoffCall call) {
 		return call.isEnclosing() ? (context) -> context.put(ENCLOSING, call.getPolicy()) : Function.identity();
@@ -148,9 +164,9 @@ final class ReactorRetry {
 	}
 
 	@SuppressWarnings("unchecked")
-	private static Publisher<@Nullable Object> publisher(Fallback fallback, @Nullable Object target,
+	private static Publisher<@Nullable Object> publisher(Fallback fallback, @Nullable Object receiver,
 			@Nullable Object[] arguments, Throwable failure) {
-		return publisher(() -> fallback.invoke(target, arguments, failure));
+		return publisher(() -> fallback.invoke(receiver, arguments, failure));
 	}
 
 	/** Carries a result that asked for a retry through {@code retryWhen}; never reaches the caller. */

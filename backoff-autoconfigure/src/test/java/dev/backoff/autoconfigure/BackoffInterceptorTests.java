@@ -285,9 +285,10 @@ class BackoffInterceptorTests {
 
 	@Test
 	void callsTheFallbackAfterAFailureThatIsNotRetried() {
-		this.contextRunner.run((context) -> {
+		this.contextRunner.withPropertyValues("backoff.defaults.abort-on=java.lang.IllegalArgumentException")
+			.run((context) -> {
 			Service service = context.getBean(Service.class);
-			service.fail(100, (call) -> new AssertionError("failure " + call));
+			service.fail(100, (call) -> new IllegalArgumentException("failure " + call));
 			assertThat(service.withFailureFallback("42")).isEqualTo("fallback 42 after failure 1");
 			assertThat(service.calls()).isEqualTo(1);
 		});
