@@ -11,6 +11,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.core.Ordered;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -18,7 +19,8 @@ import org.springframework.util.function.SingletonSupplier;
  * or type, the way Spring Framework applies its own {@code @Retryable}: an annotation
  * pointcut plus a {@code MethodInterceptor}, added <em>before</em> any existing advisors of an
  * already proxied bean, so that retries wrap {@code @Transactional} and each attempt runs in
- * a new transaction.
+ * a new transaction. It runs just before {@code @Async}'s post-processor, which puts its
+ * hand-off outside ours: an {@code @Async @Backoff} method retries on the executor's thread.
  *
  * <p>Whether a bean is advised depends on its annotations alone, so that AOT processing,
  * which asks before any configuration is bound, can tell. Every {@code @Backoff} method of an
@@ -37,6 +39,10 @@ public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	public BackoffAnnotationBeanPostProcessor(Supplier<BackoffOperationSource> source) {
 		this.source = SingletonSupplier.of(source);
 		setBeforeExistingAdvisors(true);
+		// As Spring Framework's @Retryable: runs before @Async's post-processor (lowest
+		// precedence), which then puts its hand-off outside ours, so that an @Async @Backoff
+		// method retries on the executor's thread rather than retrying the hand-off.
+		setOrder(Ordered.LOWEST_PRECEDENCE - 1);
 		this.advisor = new DefaultPointcutAdvisor(pointcut(), new BackoffInterceptor(this.source));
 	}
 
