@@ -19,7 +19,6 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
@@ -27,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
@@ -44,7 +44,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * then no proxy is created and calls go straight through.
  */
 @AutoConfiguration
-@ConditionalOnBooleanProperty(name = "backoff.enabled", matchIfMissing = true)
+@Conditional(OnBackoffEnabledCondition.class)
 @EnableConfigurationProperties(BackoffProperties.class)
 public final class BackoffAutoConfiguration {
 
@@ -99,7 +99,9 @@ public final class BackoffAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory) {
+	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
+			Environment environment) {
+		BackoffPropertiesCheck.check(environment);
 		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(), BackoffPolicy.defaults(), beanFactory);
 	}
 
@@ -165,7 +167,8 @@ public final class BackoffAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
-				ObjectProvider<Clock> clock) {
+				ObjectProvider<Clock> clock, Environment environment) {
+			BackoffPropertiesCheck.check(environment);
 			return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(),
 					HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)), beanFactory);
 		}

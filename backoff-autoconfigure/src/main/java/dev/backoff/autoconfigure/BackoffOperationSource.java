@@ -317,10 +317,15 @@ public class BackoffOperationSource {
 				+ String.join(", ", Arrays.stream(parameters).map(Class::getSimpleName).toList());
 		throw new BackoffConfigurationException("@Backoff(fallback)" + where, name,
 				"must name a method of " + targetClass.getSimpleName() + " that takes the same parameters, optionally "
-						+ "followed by a Throwable, and returns " + ResolvableType.forMethodReturnType(method, targetClass)
+						+ "followed by a Throwable, and returns " + returnTypeName(method, targetClass)
 						+ (candidates.isEmpty() ? " (no method has that name)" : " (found: " + candidates + ")"),
 				"Declare " + signature + ((parameters.length > 0) ? ", Throwable failure)" : "Throwable failure)")
 						+ " in " + targetClass.getSimpleName() + ".");
+	}
+
+	private static String returnTypeName(Method method, Class<?> targetClass) {
+		ResolvableType type = ResolvableType.forMethodReturnType(method, targetClass);
+		return type.hasGenerics() ? type.toString() : method.getReturnType().getSimpleName();
 	}
 
 	/** Whether the fallback's return type, generics included, is assignable to the method's. */
