@@ -3,13 +3,13 @@ package dev.backoff.autoconfigure.metrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
 import dev.backoff.autoconfigure.BackoffCallCounts;
 import dev.backoff.autoconfigure.BackoffListenerFactory;
 import dev.backoff.autoconfigure.BackoffOperation;
+import dev.backoff.autoconfigure.ExceptionTags;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Records the meters of every {@code @Backoff} method, tagged with bounded values only:
  * {@code policy}, {@code method} ({@code SimpleClassName.methodName}), {@code outcome} and
- * {@code exception} (a simple class name). Never an argument, a message or an attempt number.
+ * {@code exception} (a simple class name, at most {@value ExceptionTags#LIMIT} per method, then
+ * {@value ExceptionTags#OTHER}: see {@link ExceptionTags}). Never an argument, a message or an attempt number.
  *
  * <ul>
  * <li>{@value #CALLS} (counter: policy, method, outcome): calls by how they ended.</li>
@@ -102,7 +103,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private @Nullable Timer delay;
 
-		private @Nullable Map<Class<?>, Counter> retries;
+		private @Nullable ExceptionTags<Counter> retries;
 
 		private @Nullable Counter resultRetries;
 
@@ -197,13 +198,13 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 				}
 				return counter;
 			}
-			// Bounded by the exception types the method throws; registered on first sight.
-			Map<Class<?>, Counter> retries = this.retries;
+			// Bounded per method; registered on first sight.
+			ExceptionTags<Counter> retries = this.retries;
 			if (retries == null) {
-				retries = new ConcurrentHashMap<>();
+				retries = new ExceptionTags<>(this::retriesCounter);
 				this.retries = retries;
 			}
-			return retries.computeIfAbsent(failure.getClass(), (type) -> retriesCounter(type.getSimpleName()));
+			return retries.get(failure);
 		}
 
 		private Counter retriesCounter(String exception) {

@@ -1,0 +1,90 @@
+package dev.backoff.autoconfigure;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code exception} tag of one method's meters and observations, and what is made for
+ * each value (a counter, say), bounded: the first {@value #LIMIT} distinct exception classes
+ * seen get their simple name, every later one {@value #OTHER}. So a method that throws
+ * generated or ever-new exception classes cannot grow the number of series without bound.
+ * Keyed by class name, so that no exception class is kept from being unloaded.
+ * @param <T> what is made for each tag value
+ */
+public final class ExceptionTags<T> {
+
+	/** The number of distinct exception classes one method's tag tells apart. */
+	public static final int LIMIT = 20;
+
+	/** The tag value of every exception class past the first {@value #LIMIT}. */
+	public static final String OTHER = "other";
+
+	private final Function<String, T> factory;
+
+	private final Map<String, T> byClassName = new ConcurrentHashMap<>();
+
+	private volatile @Nullable T other;
+
+	/**
+	 * @param factory makes what belongs to a tag value; called once per value
+	 */
+	public ExceptionTags(Function<String, T> factory) {
+		this.factory = factory;
+	}
+
+	/**
+	 * @param failure a failure of the method
+	 * @return what belongs to its tag value, made on first sight
+	 */
+	public T get(Throwable failure) {
+		String className = failure.getClass().getName();
+		T value = this.byClassName.get(className);
+		return (value != null) ? value : add(className, failure.getClass());
+	}
+
+	private synchronized T add(String className, Class<?> type) {
+		T value = this.byClassName.get(className);
+		if (value != null) {
+			return value;
+		}
+		if (this.byClassName.size() >= LIMIT) {
+			T other = this.other;
+			if (other == null) {
+				other = this.factory.apply(OTHER);
+				this.other = other;
+			}
+			return other;
+		}
+		value = this.factory.apply(nameOf(type));
+		this.byClassName.put(className, value);
+		return value;
+	}
+
+	/**
+	 * @param type an exception class
+	 * @return its simple name; for an anonymous or local class, which has none (or a generated
+	 * one whose simple name cannot be read), its binary name without the package
+	 * ({@code QuoteClient$1}): never empty
+	 */
+	public static String nameOf(Class<?> type) {
+		String simpleName;
+		try {
+			simpleName = type.getSimpleName();
+		}
+		catch (RuntimeException | LinkageError | InternalError ex) {
+			// A generated class whose inner-class attributes do not match its nest: use its name.
+			simpleName = "";
+		}
+		if (!simpleName.isEmpty()) {
+			return simpleName;
+		}
+		String name = type.getName();
+		// A hidden class's name ends in "/0x…", different for every definition: left out.
+		int hidden = name.indexOf('/');
+		return name.substring(name.lastIndexOf('.') + 1, (hidden >= 0) ? hidden : name.length());
+	}
+
+}
