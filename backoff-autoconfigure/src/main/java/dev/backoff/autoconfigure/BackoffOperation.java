@@ -3,6 +3,8 @@ package dev.backoff.autoconfigure;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 
@@ -13,6 +15,8 @@ import dev.backoff.BackoffTask;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * The resolved {@code @Backoff} of one method on one target class: its policy name, its
@@ -206,6 +210,29 @@ public final class BackoffOperation {
 
 	/** Retries a method that returns a plain value (or nothing): the calling thread waits. */
 	static final Invoker BLOCKING = BackoffOperation::invokeBlocking;
+
+	/** Reactive Streams' {@code Publisher}, when on the class path. */
+	private static final @Nullable Class<?> REACTIVE_PUBLISHER = ClassUtils.isPresent("org.reactivestreams.Publisher",
+			BackoffOperation.class.getClassLoader())
+					? ClassUtils.resolveClassName("org.reactivestreams.Publisher", BackoffOperation.class.getClassLoader())
+					: null;
+
+	/**
+	 * Retries a method declared to return {@code Object} as a blocking one, and refuses a
+	 * result that is a future or a publisher: its failure would come after the call had ended,
+	 * so it could never be retried.
+	 */
+	static final Invoker BLOCKING_CHECKED = (operation, attempt, receiver, arguments) -> {
+		Object result = operation.invokeBlocking(attempt, receiver, arguments);
+		if (result instanceof Future<?> || result instanceof CompletionStage<?> || result instanceof Flow.Publisher<?>
+				|| (REACTIVE_PUBLISHER != null && REACTIVE_PUBLISHER.isInstance(result))) {
+			throw new IllegalStateException("@Backoff method " + operation.getMethodTag() + " is declared to return "
+					+ "Object but returned a " + result.getClass().getName() + ", which cannot be retried: its "
+					+ "failure comes after the call has returned. Declare the return type as CompletableFuture or "
+					+ "CompletionStage (or Mono or Flux), so that its attempts are retried as they complete.");
+		}
+		return result;
+	};
 
 	/** Retries a method that returns a {@code CompletionStage}: the waits are scheduled. */
 	static final Invoker COMPLETION_STAGE = BackoffOperation::invokeAsync;

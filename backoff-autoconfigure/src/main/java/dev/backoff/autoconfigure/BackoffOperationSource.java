@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -263,11 +264,12 @@ public class BackoffOperationSource {
 		if (REACTOR_PRESENT && type == reactor.core.publisher.Flux.class) {
 			return ReactorRetry::flux;
 		}
-		if (Future.class.isAssignableFrom(type)
+		if (Future.class.isAssignableFrom(type) || Flow.Publisher.class.isAssignableFrom(type)
 				|| (REACTIVE_STREAMS_PRESENT && org.reactivestreams.Publisher.class.isAssignableFrom(type))) {
 			throw unsupported(type, where);
 		}
-		return BackoffOperation.BLOCKING;
+		// Object may hold a future or a publisher, which a blocking retry would hand back unretried.
+		return (type == Object.class) ? BackoffOperation.BLOCKING_CHECKED : BackoffOperation.BLOCKING;
 	}
 
 	private BackoffConfigurationException unsupported(Class<?> type, String where) {
