@@ -115,8 +115,11 @@ public @interface Backoff {
 	 * polling, e.g. {@code "#result.status == 'NOT_READY'"} for a String status. SpEL's
 	 * {@code ==} does not turn an enum into a String: for an enum status compare its name,
 	 * {@code "#result.status.name() == 'NOT_READY'"}, or the constant,
-	 * {@code "#result.status == T(com.example.Status).NOT_READY"}. Parsed once, at start-up;
-	 * when attempts run out the last result is returned.
+	 * {@code "#result.status == T(com.example.Status).NOT_READY"}. Parsed once, at start-up,
+	 * where every {@code T(…)} type must exist; when attempts run out the last result is
+	 * returned. An expression that cannot be evaluated on a result (a {@code null} one, say) or
+	 * that gives no boolean never turns a success into a failure: the result is returned
+	 * without a retry, and a warning logged.
 	 * @return the expression, or empty for none
 	 */
 	String retryIf() default "";

@@ -1,5 +1,6 @@
 package dev.backoff.autoconfigure;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
@@ -9,12 +10,17 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.NativeDetector;
+import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.TypeReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.expression.spel.support.StandardTypeLocator;
 
 /**
  * The SpEL of {@code @Backoff}: {@code retryIf} on a result ({@code #result}) and
@@ -30,6 +36,8 @@ final class BackoffExpressions {
 
 	private final @Nullable BeanFactoryResolver beans;
 
+	private final StandardTypeLocator types;
+
 	/**
 	 * @param beanFactory resolves bean references, or {@code null} for none
 	 * @param classLoader loads the types that expressions name
@@ -39,6 +47,7 @@ final class BackoffExpressions {
 		SpelCompilerMode mode = NativeDetector.inNativeImage() ? SpelCompilerMode.OFF : SpelCompilerMode.MIXED;
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(mode, classLoader));
 		this.beans = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+		this.types = new StandardTypeLocator(classLoader);
 	}
 
 	/**
@@ -47,8 +56,7 @@ final class BackoffExpressions {
 	 * @return whether a result asks for another attempt
 	 */
 	Predicate<@Nullable Object> retryIf(String text, String where) {
-		Expression expression = parse(text, where, "#result.status == 'NOT_READY'");
-		return (result) -> Boolean.TRUE.equals(expression.getValue(context(result, "result"), Boolean.class));
+		return new ResultExpression(parse(text, where, "#result.status == 'NOT_READY'"), where);
 	}
 
 	/**
@@ -62,22 +70,102 @@ final class BackoffExpressions {
 	}
 
 	private Expression parse(String text, String where, String example) {
+		Expression expression;
 		try {
-			return this.parser.parseExpression(text);
+			expression = this.parser.parseExpression(text);
 		}
 		catch (ParseException ex) {
 			throw new BackoffConfigurationException(where, text, "must be a SpEL expression (" + ex.getMessage() + ")",
 					"Write a boolean expression, such as \"" + example + "\".", ex);
+		}
+		if (expression instanceof SpelExpression spel) {
+			checkTypes(spel.getAST(), text, where);
+		}
+		return expression;
+	}
+
+	/** Every {@code T(…)} names a type that exists: a typo found now, not at the first result. */
+	private void checkTypes(SpelNode node, String text, String where) {
+		if (node instanceof TypeReference && node.getChildCount() > 0) {
+			String type = node.getChild(0).toStringAST();
+			try {
+				this.types.findType(type);
+			}
+			catch (EvaluationException ex) {
+				throw new BackoffConfigurationException(where, text,
+						"names the type " + type + ", which is not on the class path",
+						"Correct the type's name in T(...): a fully qualified class name, such as T(com.example.Status).",
+						ex);
+			}
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			checkTypes(node.getChild(i), text, where);
 		}
 	}
 
 	private StandardEvaluationContext context(@Nullable Object root, String variable) {
 		StandardEvaluationContext context = new StandardEvaluationContext(root);
 		context.setVariable(variable, root);
+		context.setTypeLocator(this.types);
 		if (this.beans != null) {
 			context.setBeanResolver(this.beans);
 		}
 		return context;
+	}
+
+	/**
+	 * A {@code retryIf} expression. One that cannot be evaluated on a result (a {@code null}
+	 * result, a property the result lacks) or that gives no boolean is a bug in the
+	 * expression, not a failure of the call: the result stands, returned to the caller, and a
+	 * warning says why, the first time for each expression (then at DEBUG).
+	 */
+	private final class ResultExpression implements Predicate<@Nullable Object> {
+
+		private final Expression expression;
+
+		private final String where;
+
+		private final AtomicBoolean warned = new AtomicBoolean();
+
+		ResultExpression(Expression expression, String where) {
+			this.expression = expression;
+			this.where = where;
+		}
+
+		@Override
+		public boolean test(@Nullable Object result) {
+			Object value;
+			try {
+				value = this.expression.getValue(context(result, "result"));
+			}
+			catch (RuntimeException ex) {
+				return unusable("failed (" + ex.getMessage() + ")", result);
+			}
+			if (value instanceof Boolean retry) {
+				return retry;
+			}
+			return unusable("gave " + ((value != null) ? "a " + value.getClass().getSimpleName() : "null")
+					+ " rather than true or false", result);
+		}
+
+		private boolean unusable(String why, @Nullable Object result) {
+			String message = "retryIf '" + this.expression.getExpressionString() + "' (" + this.where + ") " + why
+					+ " on a " + ((result != null) ? result.getClass().getSimpleName() : "null") + " result; "
+					+ "the result is returned without a retry";
+			if (this.warned.compareAndSet(false, true)) {
+				logger.warn(message);
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug(message);
+			}
+			return false;
+		}
+
+		@Override
+		public String toString() {
+			return this.expression.getExpressionString();
+		}
+
 	}
 
 	/** A {@code retryOnException} expression; its text is what the endpoint shows. */
