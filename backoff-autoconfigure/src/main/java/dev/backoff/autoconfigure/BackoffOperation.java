@@ -195,6 +195,10 @@ public final class BackoffOperation {
 		return this.executor;
 	}
 
+	ScheduledExecutorService getScheduler() {
+		return this.scheduler;
+	}
+
 	BackoffListener getListener() {
 		return this.listener;
 	}

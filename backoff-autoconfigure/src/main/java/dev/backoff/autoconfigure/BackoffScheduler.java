@@ -1,6 +1,9 @@
 package dev.backoff.autoconfigure;
 
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -18,12 +21,15 @@ import org.springframework.beans.factory.DisposableBean;
  * failure and the outcome {@code interrupted}, instead of leaving its caller waiting forever.
  * That is why it is a {@link ScheduledThreadPoolExecutor} of its own rather than Spring's
  * {@code ThreadPoolTaskScheduler}, whose shutdown can only cancel a pending task, never reach
- * the call behind it. A cancelled retry leaves the queue at once.
+ * the call behind it. A cancelled retry leaves the queue at once. Retries of {@code Mono} and
+ * {@code Flux} methods wait on Reactor's scheduler, and end at close through {@link #closing()}.
  */
 public class BackoffScheduler extends ScheduledThreadPoolExecutor implements DisposableBean {
 
 	/** The runnable behind each task not yet run nor cancelled, to end its call on shutdown. */
 	private final Map<Runnable, Runnable> pending = new ConcurrentHashMap<>();
+
+	private final CompletableFuture<@Nullable Void> closing = new CompletableFuture<>();
 
 	/**
 	 * @param poolSize the number of threads, which run the waits' ends and the retried attempts
@@ -58,9 +64,20 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 		return removed;
 	}
 
+	/**
+	 * @return completed as the scheduler closes, before anything waiting on it is ended: for
+	 * retries that wait elsewhere (Reactor's), so that they end at close too
+	 */
+	public CompletionStage<@Nullable Void> closing() {
+		// A view: whoever stops waiting on it cannot cancel it for everyone else.
+		return this.closing.minimalCompletionStage();
+	}
+
 	@Override
 	public void destroy() throws InterruptedException {
-		for (Runnable task : shutdownNow()) {
+		List<Runnable> queued = shutdownNow();
+		this.closing.complete(null);
+		for (Runnable task : queued) {
 			Runnable retry = this.pending.remove(task);
 			if (retry != null) {
 				// After shutdown a retry ends its call instead of attempting (see AsyncCall).

@@ -2,6 +2,8 @@ package dev.backoff.autoconfigure;
 
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
@@ -22,13 +24,17 @@ import reactor.util.retry.Retry;
  * {@code retryWhen} driven by the same {@link BackoffCall} decisions as every other path.
  * Each subscription is one call: every attempt invokes the method anew, and each wait is a
  * {@code Mono.delay} on Reactor's parallel scheduler, so no thread blocks and virtual time
- * works in tests. Kept apart so that Reactor stays optional: loaded only for such methods.
+ * works in tests. When the context closes, a waiting call ends at once with its last failure
+ * (outcome {@code interrupted}), and no attempt starts after that. Kept apart so that Reactor stays optional: loaded only for such methods.
  *
  * <p>Nesting: an attempt's subscription carries the call's policy in the Reactor context, so a
  * {@code @Backoff} publisher subscribed inside it, on whatever thread, knows it is nested; a
  * subscription made inside a blocking attempt is told by the thread instead.
  */
 final class ReactorRetry {
+
+	/** Completes a wait early: the context closed. */
+	private static final Object CLOSED = new Object();
 
 	/** The context key of the enclosing call's {@link BackoffPolicy}. */
 	static final String ENCLOSING = "dev.backoff.enclosing";
@@ -132,6 +138,10 @@ final class ReactorRetry {
 
 	private static Retry retry(BackoffCall call, BackoffOperation operation) {
 		boolean instant = (operation.getExecutor().getSleeper() == Sleeper.INSTANT);
+		ScheduledExecutorService scheduler = operation.getScheduler();
+		// The context's close ends a wait at once, as it ends the waits of future-returning methods.
+		Mono<Object> closing = (scheduler instanceof BackoffScheduler owned)
+				? Mono.fromFuture(owned.closing().toCompletableFuture(), true).then(Mono.just(CLOSED)) : Mono.never();
 		return Retry.from((signals) -> signals.concatMap((signal) -> {
 			Throwable failure = signal.failure();
 			if (call.isEnded()) {
@@ -148,8 +158,25 @@ final class ReactorRetry {
 				return Mono.error(call.end(failure));
 			}
 			// With Sleeper.INSTANT (tests) the wait is computed, reported and skipped, as for a blocking call.
-			return instant ? Mono.just(0L) : Mono.delay(delay);
+			Mono<Long> wait = instant ? Mono.just(0L) : Mono.delay(delay).takeUntilOther(closing);
+			// No attempt after the context closed: the bean may be gone.
+			return wait.then(Mono.defer(() -> scheduler.isShutdown() ? Mono.error(endAtClose(call, failure))
+					: Mono.just(0L)));
 		}));
+	}
+
+	/** Ends a call whose next attempt would come after the context closed, as {@code AsyncCall} does. */
+	private static Throwable endAtClose(BackoffCall call, Throwable failure) {
+		RejectedExecutionException reason = new RejectedExecutionException(
+				"The application context closed before the next attempt");
+		if (failure instanceof RetryableResult) {
+			// A result that asked for a retry is returned (see onErrorResume): nothing failed.
+			call.interrupt(null);
+			return failure;
+		}
+		failure.addSuppressed(reason);
+		call.interrupt(failure);
+		return failure;
 	}
 
 	/** Runs one attempt: the method's invocation, with the thread marked as inside it. */
