@@ -85,16 +85,19 @@ public final class BackoffAutoConfiguration {
 		BackoffProperties.Scheduler settings = properties.getScheduler();
 		Integer poolSize = settings.getPoolSize();
 		ThreadFactory threads;
+		int maxAttemptThreads;
 		if (Threading.VIRTUAL.isActive(environment)) {
 			threads = new VirtualThreadTaskExecutor(settings.getThreadNamePrefix()).getVirtualThreadFactory();
+			maxAttemptThreads = Integer.MAX_VALUE;
 		}
 		else {
 			CustomizableThreadFactory platform = new CustomizableThreadFactory(settings.getThreadNamePrefix());
 			platform.setDaemon(true);
 			threads = platform;
+			maxAttemptThreads = BackoffScheduler.DEFAULT_MAX_ATTEMPT_THREADS;
 		}
 		return new BackoffScheduler((poolSize != null) ? poolSize : Math.max(2, Runtime.getRuntime().availableProcessors()),
-				threads);
+				threads, maxAttemptThreads);
 	}
 
 	@Bean

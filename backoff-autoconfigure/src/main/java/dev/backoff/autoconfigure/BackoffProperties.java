@@ -153,9 +153,9 @@ public class BackoffProperties {
 	public static class Scheduler {
 
 		/**
-		 * Number of threads that end the waits and run the retried attempts. Default: the
-		 * number of processors, at least 2. With spring.threads.virtual.enabled=true they
-		 * are virtual threads.
+		 * Number of timer threads, which end the waits of non-blocking retries; the retried
+		 * attempts run on other threads, made on demand. Default: the number of processors,
+		 * at least 2. With spring.threads.virtual.enabled=true all are virtual threads.
 		 */
 		private @Nullable Integer poolSize;
 

@@ -5,9 +5,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableScheduledFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -21,7 +25,9 @@ import org.springframework.beans.factory.DisposableBean;
  * failure and the outcome {@code interrupted}, instead of leaving its caller waiting forever.
  * That is why it is a {@link ScheduledThreadPoolExecutor} of its own rather than Spring's
  * {@code ThreadPoolTaskScheduler}, whose shutdown can only cancel a pending task, never reach
- * the call behind it. A cancelled retry leaves the queue at once. Retries of {@code Mono} and
+ * the call behind it. A cancelled retry leaves the queue at once. Its timer threads only end
+ * the waits: each retried attempt runs on a thread of its own (made on demand, up to a bound,
+ * or virtual), so that one method's slow attempts cannot delay another method's retries. Retries of {@code Mono} and
  * {@code Flux} methods wait on Reactor's scheduler, and end at close through {@link #closing()}.
  */
 public class BackoffScheduler extends ScheduledThreadPoolExecutor implements DisposableBean {
@@ -31,13 +37,51 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 
 	private final CompletableFuture<@Nullable Void> closing = new CompletableFuture<>();
 
+	/** The most threads that run retried attempts at once, by default, when they are platform threads. */
+	public static final int DEFAULT_MAX_ATTEMPT_THREADS = 256;
+
+	/** Runs the retried attempts, so that slow user code cannot hold up another method's retry. */
+	private final ThreadPoolExecutor attempts;
+
 	/**
-	 * @param poolSize the number of threads, which run the waits' ends and the retried attempts
-	 * @param threadFactory makes those threads: platform daemon threads, or virtual ones
+	 * @param poolSize the number of timer threads, which end the waits
+	 * @param threadFactory makes the threads: platform daemon threads, or virtual ones
 	 */
 	public BackoffScheduler(int poolSize, ThreadFactory threadFactory) {
+		this(poolSize, threadFactory, DEFAULT_MAX_ATTEMPT_THREADS);
+	}
+
+	/**
+	 * @param poolSize the number of timer threads, which end the waits
+	 * @param threadFactory makes the threads: platform daemon threads, or virtual ones
+	 * @param maxAttemptThreads the most threads that run retried attempts at once, made on
+	 * demand and dropped after a minute idle; past that an attempt runs on the timer thread
+	 */
+	public BackoffScheduler(int poolSize, ThreadFactory threadFactory, int maxAttemptThreads) {
 		super(poolSize, threadFactory);
 		setRemoveOnCancelPolicy(true);
+		this.attempts = new ThreadPoolExecutor(0, maxAttemptThreads, 1, TimeUnit.MINUTES, new SynchronousQueue<>(),
+				threadFactory);
+	}
+
+	@Override
+	public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+		return super.schedule(() -> handOff(command), delay, unit);
+	}
+
+	/** Runs a retried attempt off the timer thread; on it only when no other thread can take it. */
+	private void handOff(Runnable command) {
+		if (!isShutdown()) {
+			try {
+				this.attempts.execute(command);
+				return;
+			}
+			catch (RejectedExecutionException ex) {
+				// Every attempt thread is busy: run here rather than drop the retry.
+			}
+		}
+		// Shut down: the attempt ends its call instead of running (see AsyncCall).
+		command.run();
 	}
 
 	@Override
@@ -84,7 +128,9 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 				retry.run();
 			}
 		}
+		this.attempts.shutdown();
 		awaitTermination(10, TimeUnit.SECONDS);
+		this.attempts.awaitTermination(10, TimeUnit.SECONDS);
 	}
 
 }
