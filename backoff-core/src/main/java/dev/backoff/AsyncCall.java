@@ -28,7 +28,7 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 
 	private final ScheduledExecutorService scheduler;
 
-	/** The scheduled wait, or the attempt in flight: what a cancellation must stop. */
+	/** The scheduled wait: what a cancellation must stop. */
 	private volatile @Nullable Future<?> pending;
 
 	/** The failure that the pending retry follows, handed over if the scheduler stops. */
@@ -69,9 +69,10 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 			scheduleOrEnd(ex, null);
 			return;
 		}
-		CompletableFuture<T> attempt = stage.toCompletableFuture();
-		this.pending = attempt;
-		attempt.whenComplete(this::afterAttempt);
+		// The attempt's own stage is not kept for cancel(): it is the method's, and may be shared
+		// with other callers (a cached future), whose calls one caller's cancellation must not end.
+		this.pending = null;
+		stage.whenComplete(this::afterAttempt);
 	}
 
 	private void afterAttempt(@Nullable T result, @Nullable Throwable failure) {
@@ -141,8 +142,9 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 	}
 
 	/**
-	 * Cancels the call: no later attempt starts, the pending wait is dropped and the attempt in
-	 * flight is cancelled. Ends the call with {@link Outcome#INTERRUPTED}.
+	 * Cancels the call: no later attempt starts and the pending wait is dropped. The attempt in
+	 * flight, if any, is left to finish: its future belongs to the method and may be shared. Ends
+	 * the call with {@link Outcome#INTERRUPTED}.
 	 */
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {

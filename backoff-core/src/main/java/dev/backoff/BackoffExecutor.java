@@ -283,8 +283,9 @@ public final class BackoffExecutor {
 	/**
 	 * Runs asynchronous work under {@code policy} without blocking any thread: the first attempt
 	 * starts on the calling thread, each wait is scheduled on {@code scheduler}, and each later
-	 * attempt starts there. Cancelling the returned future cancels the pending retry and the
-	 * attempt in flight; no later attempt starts.
+	 * attempt starts there. Cancelling the returned future cancels the pending retry; no later
+	 * attempt starts. An attempt in flight is left to finish: its future belongs to the task,
+	 * which may share it with other callers.
 	 * @param <T> the result type
 	 * @param policy the policy
 	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none

@@ -66,6 +66,14 @@ public final class RetryRules {
 				throw new InvalidPolicyException("abortOn", type.getName(), "must not name a type that {0} names too",
 						new InvalidPolicyException.Setting("retryOn"));
 			}
+			for (Class<? extends Throwable> aborted : this.abortOn) {
+				if (aborted.isAssignableFrom(type)) {
+					// abortOn wins along the whole cause chain: nothing retryOn matches could be retried.
+					throw new InvalidPolicyException("retryOn", type.getName(),
+							"must not name a subtype of {0}, which {1} names: it could never be retried", aborted.getName(),
+							new InvalidPolicyException.Setting("abortOn"));
+				}
+			}
 		}
 		this.retryableByDefault = retryableByDefault;
 		this.retryOnException = retryOnException;

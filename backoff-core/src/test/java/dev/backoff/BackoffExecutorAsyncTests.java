@@ -197,11 +197,27 @@ class BackoffExecutorAsyncTests {
 	}
 
 	@Test
-	void cancellingCancelsTheAttemptInFlight() {
+	void cancellingLeavesTheAttemptInFlightToOtherCallersThatShareIt() {
+		CompletableFuture<String> shared = new CompletableFuture<>();
+		CompletableFuture<String> first = execute(policy(5), () -> shared);
+		CompletableFuture<String> second = execute(policy(5), () -> shared);
+		assertThat(first.cancel(false)).isTrue();
+		assertThat(shared).isNotDone();
+		shared.complete("shared");
+		assertThat(second).isCompletedWithValue("shared");
+		assertThat(first).isCancelled();
+		assertThat(this.scheduler.delays()).isEmpty();
+		assertThat(this.listener.ends()).hasSize(2)
+			.anySatisfy((end) -> assertThat(end).isInstanceOfSatisfying(Failure.class,
+					(failure) -> assertThat(failure.outcome()).isEqualTo(Outcome.INTERRUPTED)));
+	}
+
+	@Test
+	void anAttemptThatCompletesAfterTheCancellationStartsNoRetry() {
 		CompletableFuture<String> attempt = new CompletableFuture<>();
 		CompletableFuture<String> future = execute(policy(5), () -> attempt);
 		assertThat(future.cancel(false)).isTrue();
-		assertThat(attempt).isCancelled();
+		attempt.completeExceptionally(new IllegalStateException("late failure"));
 		assertThat(this.scheduler.delays()).isEmpty();
 		assertThat(this.listener.ends()).singleElement().isInstanceOfSatisfying(Failure.class,
 				(end) -> assertThat(end.outcome()).isEqualTo(Outcome.INTERRUPTED));

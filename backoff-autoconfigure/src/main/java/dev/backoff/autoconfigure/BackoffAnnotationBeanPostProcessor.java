@@ -1,10 +1,14 @@
 package dev.backoff.autoconfigure;
 
+import java.lang.reflect.Modifier;
 import java.util.function.Supplier;
 
 import dev.backoff.Backoff;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.aop.Pointcut;
+import org.springframework.aop.framework.AopConfigException;
 import org.springframework.aop.framework.AopInfrastructureBean;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.AopUtils;
@@ -12,6 +16,8 @@ import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -29,6 +35,8 @@ import org.springframework.util.function.SingletonSupplier;
  */
 @SuppressWarnings("serial")
 public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+	private static final Log logger = LogFactory.getLog(BackoffAnnotationBeanPostProcessor.class);
 
 	private final transient SingletonSupplier<BackoffOperationSource> source;
 
@@ -59,10 +67,42 @@ public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		if (!(bean instanceof AopInfrastructureBean) && isEligible(targetClass)) {
-			this.source.obtain().resolveAll(targetClass);
+		if (bean instanceof AopInfrastructureBean || !isEligible(targetClass)) {
+			return super.postProcessAfterInitialization(bean, beanName);
 		}
-		return super.postProcessAfterInitialization(bean, beanName);
+		this.source.obtain().resolveAll(targetClass);
+		Object proxy;
+		try {
+			proxy = super.postProcessAfterInitialization(bean, beanName);
+		}
+		catch (AopConfigException ex) {
+			if (Modifier.isFinal(targetClass.getModifiers())) {
+				throw new BackoffConfigurationException("@Backoff on " + targetClass.getName(), beanName,
+						"needs a proxy, but the class is final" + (targetClass.isRecord() ? " (a record)" : "")
+								+ " and implements no interface to proxy instead",
+						"Make the class non-final, call it through an interface it implements, or weave with "
+								+ "backoff-aspectj (backoff.mode=aspectj).",
+						ex);
+			}
+			throw ex;
+		}
+		if (AopUtils.isCglibProxy(proxy)) {
+			warnOfFinalMethods(targetClass);
+		}
+		return proxy;
+	}
+
+	/** A class-based proxy cannot override a final method: its calls bypass the advice entirely. */
+	private static void warnOfFinalMethods(Class<?> targetClass) {
+		ReflectionUtils.doWithMethods(targetClass, (method) -> logger.warn("@Backoff method " + targetClass.getSimpleName()
+				+ "." + method.getName() + " is final, so the proxy cannot intercept it: its calls are not retried, "
+				+ "and they run on the proxy object itself, whose fields are not set. Remove final, or weave with "
+				+ "backoff-aspectj (backoff.mode=aspectj)."),
+				(method) -> Modifier.isFinal(method.getModifiers()) && !Modifier.isStatic(method.getModifiers())
+						&& method.getDeclaringClass() != Object.class
+						&& (AnnotatedElementUtils.hasAnnotation(method, Backoff.class)
+								|| (Modifier.isPublic(method.getModifiers())
+										&& AnnotatedElementUtils.hasAnnotation(targetClass, Backoff.class))));
 	}
 
 }

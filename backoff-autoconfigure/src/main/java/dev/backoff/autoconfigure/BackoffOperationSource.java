@@ -168,7 +168,7 @@ public class BackoffOperationSource {
 		String where = " on " + targetClass.getSimpleName() + "." + method.getName();
 		String policyName = policyName(backoff, where);
 		if (this.policies.get(policyName) == null) {
-			String attribute = StringUtils.hasText(resolve(backoff.value())) ? "value" : "policy";
+			String attribute = StringUtils.hasText(resolve("value", backoff.value(), where)) ? "value" : "policy";
 			Set<String> names = this.policies.getNames();
 			throw new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, policyName,
 					"must name a policy under backoff.policies ("
@@ -179,7 +179,7 @@ public class BackoffOperationSource {
 		}
 		BackoffOperation.Invoker invoker = invoker(method, where);
 		BackoffProperties.Policy settings = settings(backoff, where);
-		String retryIf = resolve(backoff.retryIf());
+		String retryIf = resolve("retryIf", backoff.retryIf(), where);
 		Predicate<@Nullable Object> retryIfResult = StringUtils.hasText(retryIf)
 				? retryIf(retryIf, method, where) : null;
 		BackoffPolicy policy = (settings == null) ? this.policies.get(policyName)
@@ -187,14 +187,14 @@ public class BackoffOperationSource {
 		if (retryIfResult != null) {
 			policy = policy.toBuilder().retryIfResult(retryIfResult).build();
 		}
-		Fallback fallback = fallback(resolve(backoff.fallback()), method, targetClass, where);
+		Fallback fallback = fallback(resolve("fallback", backoff.fallback(), where), method, targetClass, where);
 		return new BackoffOperation(policyName, method, targetClass, policy, this.policies.getBudget(policyName),
 				invoker, fallback, this.executor, this.scheduler, this.listeners);
 	}
 
 	private String policyName(Backoff backoff, String where) {
-		String value = resolve(backoff.value());
-		String policy = resolve(backoff.policy());
+		String value = resolve("value", backoff.value(), where);
+		String policy = resolve("policy", backoff.policy(), where);
 		if (StringUtils.hasText(value) && StringUtils.hasText(policy) && !value.equals(policy)) {
 			throw new BackoffConfigurationException("@Backoff(policy)" + where, policy,
 					"must be the same as value ('" + value + "') when both are set",
@@ -222,7 +222,7 @@ public class BackoffOperationSource {
 				DurationFormat::parse));
 		settings.setRetryOn(names(backoff.retryOn()));
 		settings.setAbortOn(names(backoff.abortOn()));
-		String retryOnException = resolve(backoff.retryOnException());
+		String retryOnException = resolve("retryOnException", backoff.retryOnException(), where);
 		settings.setRetryOnException(StringUtils.hasText(retryOnException) ? retryOnException : null);
 		boolean any = settings.getMaxAttempts() != null || settings.getBaseDelay() != null
 				|| settings.getMaxDelay() != null || settings.getMultiplier() != null || settings.getJitter() != null
@@ -237,7 +237,7 @@ public class BackoffOperationSource {
 
 	private <T> @Nullable T parse(String attribute, String text, String where, String expected,
 			Function<String, T> parser) {
-		String value = resolve(text);
+		String value = resolve(attribute, text, where);
 		if (!StringUtils.hasText(value)) {
 			return null;
 		}
@@ -343,12 +343,30 @@ public class BackoffOperationSource {
 			.isAssignableFrom(ResolvableType.forMethodReturnType(fallback, targetClass));
 	}
 
-	private String resolve(String value) {
+	/** Resolves the placeholders of an attribute; one that cannot be resolved stops start-up. */
+	private String resolve(String attribute, String value, String where) {
 		if (!StringUtils.hasText(value)) {
 			return "";
 		}
-		String resolved = this.placeholders.resolveStringValue(value);
+		String resolved;
+		try {
+			resolved = this.placeholders.resolveStringValue(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw unresolved(attribute, value, where, ex);
+		}
+		// A lenient resolver leaves what it cannot resolve in place.
+		if (resolved != null && resolved.contains("${")) {
+			throw unresolved(attribute, value, where, null);
+		}
 		return (resolved != null) ? resolved : "";
+	}
+
+	private static BackoffConfigurationException unresolved(String attribute, String value, String where,
+			@Nullable Exception cause) {
+		return new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, value,
+				"must only use placeholders that resolve" + ((cause != null) ? " (" + cause.getMessage() + ")" : ""),
+				"Define the property it names, or give the placeholder a default: ${name:default}.", cause);
 	}
 
 }

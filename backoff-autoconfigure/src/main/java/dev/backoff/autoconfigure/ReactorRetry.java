@@ -187,7 +187,12 @@ final class ReactorRetry {
 	@SuppressWarnings("unchecked")
 	private static Publisher<@Nullable Object> publisher(BackoffTask<@Nullable Object> attempt) {
 		Publisher<@Nullable Object> publisher = (Publisher<@Nullable Object>) BackoffOperation.run(attempt);
-		return (publisher != null) ? publisher : Mono.empty();
+		if (publisher == null) {
+			// As for a CompletionStage method (see AsyncCall): a failed attempt, not a silent empty success.
+			throw new IllegalStateException("The method returned null instead of a Mono or Flux; return Mono.empty() "
+					+ "or Flux.empty() for no value");
+		}
+		return publisher;
 	}
 
 	@SuppressWarnings("unchecked")

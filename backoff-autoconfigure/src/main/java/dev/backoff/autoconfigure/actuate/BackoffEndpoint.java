@@ -3,12 +3,14 @@ package dev.backoff.autoconfigure.actuate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.WeakHashMap;
 
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
@@ -49,6 +51,9 @@ public class BackoffEndpoint {
 	private final BackoffOperationSource operations;
 
 	private final @Nullable BackoffCallCounts counts;
+
+	/** Each schedule's sampled retries; a schedule that is no longer used is dropped. */
+	private final Map<BackoffSchedule, List<RetryPreview>> previews = Collections.synchronizedMap(new WeakHashMap<>());
 
 	/**
 	 * @param operations the resolved {@code @Backoff} methods and their policies
@@ -100,6 +105,18 @@ public class BackoffEndpoint {
 
 	private PreviewDescriptor preview(String name, BackoffPolicy policy) {
 		BackoffSchedule schedule = policy.getSchedule();
+		String growth = (schedule.getJitter() == Jitter.DECORRELATED)
+				? "decorrelated: each wait is drawn from [base-delay, 3 x the previous wait], capped at max-delay"
+				: String.format(Locale.ROOT,
+						"after a total wait T the next ceiling is base-delay + %.2f x T: each wait is about %.0f%% of the time already waited",
+						schedule.getMultiplier() - 1, (schedule.getMultiplier() - 1) * 100);
+		return new PreviewDescriptor(name, SettingsDescriptor.of(policy, this.operations.getPolicies().getBudget(name)),
+				rounded(schedule.worstCaseTotalDelay()), growth, SAMPLES, this.previews.computeIfAbsent(schedule,
+						BackoffEndpoint::retries));
+	}
+
+	/** Samples a schedule's retries: tens of milliseconds of CPU, so done once per schedule. */
+	private static List<RetryPreview> retries(BackoffSchedule schedule) {
 		int rows = Math.min(schedule.getMaxRetries(), MAX_PREVIEW_RETRIES);
 		long[][] samples = new long[rows][SAMPLES];
 		SplittableRandom random = new SplittableRandom(SEED);
@@ -121,13 +138,7 @@ public class BackoffEndpoint {
 					rounded(Duration.ofNanos(draws[SAMPLES / 2])), rounded(Duration.ofNanos(draws[(int) (SAMPLES * 0.99)])),
 					rounded(nanos(expectedElapsed)), rounded(schedule.worstCaseTotalDelay(row + 1))));
 		}
-		String growth = (schedule.getJitter() == Jitter.DECORRELATED)
-				? "decorrelated: each wait is drawn from [base-delay, 3 x the previous wait], capped at max-delay"
-				: String.format(Locale.ROOT,
-						"after a total wait T the next ceiling is base-delay + %.2f x T: each wait is about %.0f%% of the time already waited",
-						schedule.getMultiplier() - 1, (schedule.getMultiplier() - 1) * 100);
-		return new PreviewDescriptor(name, SettingsDescriptor.of(policy, this.operations.getPolicies().getBudget(name)),
-				rounded(schedule.worstCaseTotalDelay()), growth, SAMPLES, retries);
+		return List.copyOf(retries);
 	}
 
 	private static Duration nanos(double nanos) {
