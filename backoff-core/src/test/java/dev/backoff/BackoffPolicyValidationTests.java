@@ -142,6 +142,25 @@ class BackoffPolicyValidationTests {
 	}
 
 	@Test
+	void aRetryOnTypeThatAnAbortOnSupertypeCoversIsRejected() {
+		InvalidPolicyException ex = rejection(BackoffPolicy.builder()
+			.retryOn(java.io.FileNotFoundException.class)
+			.abortOn(IOException.class));
+		assertThat(ex).hasMessage("retryOn was java.io.FileNotFoundException, but must not name a subtype of "
+				+ "java.io.IOException, which abortOn names: it could never be retried");
+		assertThat(ex.getRelatedSetting()).isEqualTo("abortOn");
+	}
+
+	@Test
+	void aRetryOnSupertypeOfAnAbortOnTypeIsAccepted() {
+		BackoffPolicy policy = BackoffPolicy.builder()
+			.retryOn(IOException.class)
+			.abortOn(java.io.FileNotFoundException.class)
+			.build();
+		assertThat(policy.getRules().isRetryable(new IOException())).isTrue();
+	}
+
+	@Test
 	void aRawNonThrowableClassInRetryOnIsRejected() {
 		InvalidPolicyException ex = rejection(BackoffPolicy.builder().retryOn(throwableType(String.class)));
 		assertRejected(ex, "retryOn", "java.lang.String", "must name only Throwable types");
