@@ -2,19 +2,15 @@ package dev.backoff.autoconfigure.reliability;
 
 import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
-import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -35,7 +31,7 @@ class AsyncAnnotationTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
 		.withUserConfiguration(AsyncConfiguration.class)
-		.withBean(EndListener.class)
+		.withBean(EndRecorder.class)
 		.withBean(CountingSleeper.class)
 		.withBean(Mailer.class)
 		.withPropertyValues("backoff.defaults.max-attempts=3");
@@ -51,7 +47,7 @@ class AsyncAnnotationTests {
 			assertThat(mailer.threads()).hasSize(3).allSatisfy((thread) -> assertThat(thread).isNotEqualTo(caller));
 			assertThat(mailer.threads()).containsOnly(mailer.threads().get(0));
 			// The meters are recorded just after the method returns, on the executor's thread: read the outcome there.
-			assertThat(context.getBean(EndListener.class).outcomes.poll(10, TimeUnit.SECONDS))
+			assertThat(context.getBean(EndRecorder.class).next())
 				.isEqualTo(Outcome.SUCCESS_AFTER_RETRY);
 		});
 	}
@@ -64,22 +60,6 @@ class AsyncAnnotationTests {
 			assertThat(mailer.sendForReceipt("hello").get(10, TimeUnit.SECONDS)).isEqualTo("sent hello");
 			assertThat(mailer.threads()).hasSize(3);
 		});
-	}
-
-	static class EndListener implements BackoffListener {
-
-		final BlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
-
-		@Override
-		public void onSuccess(Outcome outcome, int attempts) {
-			this.outcomes.add(outcome);
-		}
-
-		@Override
-		public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
-			this.outcomes.add(outcome);
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -8,10 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
-import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -39,8 +37,8 @@ class ReactorCloseTests {
 	void aWaitingMonoEndsAtCloseWithItsFailureAndNoFurtherAttempt() throws Exception {
 		CompletableFuture<String> result = new CompletableFuture<>();
 		AtomicInteger calls = new AtomicInteger();
-		Ends ends = new Ends();
-		this.runner.withBean(Ends.class, () -> ends).run((context) -> {
+		EndRecorder ends = new EndRecorder();
+		this.runner.withBean(EndRecorder.class, () -> ends).run((context) -> {
 			Hourly hourly = context.getBean(Hourly.class);
 			hourly.mono(calls).subscribe(result::complete, result::completeExceptionally);
 			assertThat(calls.get()).isEqualTo(1);
@@ -49,7 +47,7 @@ class ReactorCloseTests {
 		Throwable failure = catchThrowable(() -> result.get(10, TimeUnit.SECONDS));
 		assertThat(failure).cause().isInstanceOf(IOException.class).hasMessage("attempt 1");
 		assertThat(failure.getCause().getSuppressed()).hasAtLeastOneElementOfType(RejectedExecutionException.class);
-		assertThat(ends.outcome.get(10, TimeUnit.SECONDS)).isEqualTo(Outcome.INTERRUPTED);
+		assertThat(ends.next()).isEqualTo(Outcome.INTERRUPTED);
 		assertThat(calls.get()).isEqualTo(1);
 	}
 
@@ -64,22 +62,6 @@ class ReactorCloseTests {
 		Throwable failure = catchThrowable(() -> result.get(10, TimeUnit.SECONDS));
 		assertThat(failure).cause().isInstanceOf(IOException.class);
 		assertThat(calls.get()).isEqualTo(1);
-	}
-
-	static class Ends implements BackoffListener {
-
-		final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-
-		@Override
-		public void onSuccess(Outcome outcome, int attempts) {
-			this.outcome.complete(outcome);
-		}
-
-		@Override
-		public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
-			this.outcome.complete(outcome);
-		}
-
 	}
 
 	static class Hourly {
