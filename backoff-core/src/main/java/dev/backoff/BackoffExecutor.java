@@ -195,7 +195,13 @@ public final class BackoffExecutor {
 		if (budget != null) {
 			budget.onSuccess();
 		}
-		ListenerCalls.success(listener, Outcome.SUCCESS, 1);
+		// Guarded in place rather than through ListenerCalls.success: one frame less to inline.
+		try {
+			listener.onSuccess(Outcome.SUCCESS, 1);
+		}
+		catch (Throwable ex) {
+			ListenerCalls.failed(listener, "onSuccess", ex);
+		}
 		return result;
 	}
 

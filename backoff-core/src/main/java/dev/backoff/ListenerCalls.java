@@ -50,7 +50,7 @@ final class ListenerCalls {
 		}
 	}
 
-	private static void failed(BackoffListener listener, String event, Throwable ex) {
+	static void failed(BackoffListener listener, String event, Throwable ex) {
 		if (ex instanceof VirtualMachineError error) {
 			throw error;
 		}

@@ -87,7 +87,8 @@ public class BackoffAspect {
 		if (operation == null) {
 			return joinPoint.proceed();
 		}
-		return operation.invoke(joinPoint::proceed, target, joinPoint.getArgs());
+		// No proxy: the woven fallback is called on the object itself, its own advice woven in.
+		return operation.invoke(joinPoint::proceed, null, target, joinPoint.getArgs());
 	}
 
 	/**

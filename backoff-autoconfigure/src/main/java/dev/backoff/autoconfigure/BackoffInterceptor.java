@@ -45,8 +45,8 @@ public class BackoffInterceptor implements MethodInterceptor {
 					+ ", but got " + invocation.getClass().getName()
 					+ "; use Spring AOP proxies, or AspectJ weaving with backoff-aspectj");
 		}
-		return operation.invoke(() -> proxyInvocation.invocableClone().proceed(),
-				operation.fallbackReceiver(proxyInvocation.getProxy(), target), invocation.getArguments());
+		return operation.invoke(() -> proxyInvocation.invocableClone().proceed(), proxyInvocation.getProxy(), target,
+				invocation.getArguments());
 	}
 
 }

@@ -116,17 +116,18 @@ public final class BackoffOperation {
 	/**
 	 * Runs one call of the method.
 	 * @param attempt makes one attempt: re-invokes the rest of the call chain
-	 * @param receiver what the fallback is called on: see {@link #fallbackReceiver}
+	 * @param proxy the proxy the call came through, or {@code null} (AspectJ weaving), for the fallback
+	 * @param target the target bean, or {@code null} for a proxy without one, for the fallback
 	 * @param arguments the call's arguments, for the fallback
 	 * @return what the method returns
 	 * @throws Throwable the original failure of the last attempt (or of the fallback)
 	 */
-	public @Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
-			@Nullable Object[] arguments) throws Throwable {
+	public @Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object proxy,
+			@Nullable Object target, @Nullable Object[] arguments) throws Throwable {
 		if (this.direct) {
 			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
 		}
-		return this.invoker.invoke(this, attempt, receiver, arguments);
+		return this.invoker.invoke(this, attempt, fallbackReceiver(proxy, target), arguments);
 	}
 
 	/**
@@ -135,7 +136,7 @@ public final class BackoffOperation {
 	 * @return what the fallback is called on: the proxy for a public fallback it exposes, so
 	 * that the fallback's own advice applies, otherwise the target
 	 */
-	public @Nullable Object fallbackReceiver(@Nullable Object proxy, @Nullable Object target) {
+	@Nullable Object fallbackReceiver(@Nullable Object proxy, @Nullable Object target) {
 		return (this.fallback != null) ? this.fallback.receiver(proxy, target) : target;
 	}
 
