@@ -131,14 +131,14 @@ public final class BackoffAutoConfiguration {
 	BackoffOperationSource backoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
 			@Qualifier(SCHEDULER_BEAN_NAME) ScheduledExecutorService scheduler,
 			ObjectProvider<BackoffListener> listeners, ObjectProvider<BackoffListenerFactory> listenerFactories,
-			ConfigurableBeanFactory beanFactory) {
+			ObjectProvider<BackoffObservations> observations, ConfigurableBeanFactory beanFactory) {
 		List<BackoffListener> shared = listeners.orderedStream().toList();
 		List<BackoffListenerFactory> factories = listenerFactories.orderedStream().toList();
 		return new BackoffOperationSource(policies, executor, scheduler, (operation) -> {
 			List<BackoffListener> all = new ArrayList<>(shared);
 			factories.forEach((factory) -> all.add(factory.create(operation)));
 			return BackoffListener.composite(all);
-		}, beanFactory::resolveEmbeddedValue);
+		}, beanFactory::resolveEmbeddedValue, observations.getIfAvailable());
 	}
 
 	/**

@@ -14,6 +14,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
@@ -25,6 +26,9 @@ import org.springframework.util.ClassUtils;
  * and used on every call, by the proxies' interceptor and by the AspectJ aspect alike.
  */
 public final class BackoffOperation {
+
+	/** The name of "no failure" (a result asked for the retry) in {@link #getExceptionTag}. */
+	public static final String NO_EXCEPTION = "none";
 
 	private final String policyName;
 
@@ -39,9 +43,15 @@ public final class BackoffOperation {
 	/** Made on first use: most methods never need it, and an application may have thousands. */
 	private @Nullable String methodTag;
 
+	/** The names of the method's failures, bounded; made on first use, like the method tag. */
+	private volatile @Nullable ExceptionTags<String> exceptionTags;
+
 	private final Invoker invoker;
 
-	/** A blocking call without fallback: the common case, run without the invoker's indirection. */
+	/**
+	 * A blocking call without fallback or observations: the common case, run without the
+	 * invoker's indirection.
+	 */
 	private final boolean direct;
 
 	private final @Nullable Fallback fallback;
@@ -52,9 +62,13 @@ public final class BackoffOperation {
 
 	private final BackoffListener listener;
 
+	/** Observes each call, or {@code null} when there is no registry or observations are off. */
+	private final @Nullable BackoffObservations observations;
+
 	BackoffOperation(String policyName, Method method, Class<?> targetClass, BackoffPolicy policy,
 			@Nullable RetryBudget budget, Invoker invoker, @Nullable Fallback fallback, BackoffExecutor executor,
-			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners) {
+			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
+			@Nullable BackoffObservations observations) {
 		this.policyName = policyName;
 		this.method = method;
 		this.targetClass = targetClass;
@@ -62,7 +76,8 @@ public final class BackoffOperation {
 		this.budget = budget;
 		this.invoker = invoker;
 		this.fallback = fallback;
-		this.direct = (invoker == BLOCKING && fallback == null);
+		this.observations = observations;
+		this.direct = (invoker == BLOCKING && fallback == null && observations == null);
 		this.executor = executor;
 		this.scheduler = scheduler;
 		// Last: the listener factories read the operation's other fields.
@@ -106,6 +121,32 @@ public final class BackoffOperation {
 			this.methodTag = methodTag;
 		}
 		return methodTag;
+	}
+
+	/**
+	 * The name of a failure in the {@code exception} tag of {@code backoff.retries} and the
+	 * {@code exception} key of {@code backoff.attempt} observations: one function and one
+	 * bound per method for both, so that they always agree (see {@link ExceptionTags}).
+	 * @param failure an attempt's failure, or {@code null} when a result asked for the retry
+	 * @return its simple class name (or {@value ExceptionTags#OTHER} past the method's first
+	 * {@value ExceptionTags#LIMIT} classes), or {@value #NO_EXCEPTION}
+	 */
+	public String getExceptionTag(@Nullable Throwable failure) {
+		if (failure == null) {
+			return NO_EXCEPTION;
+		}
+		ExceptionTags<String> tags = this.exceptionTags;
+		return ((tags != null) ? tags : exceptionTags()).get(failure);
+	}
+
+	/** Made on first use, once: two would bound the tag values differently. */
+	private synchronized ExceptionTags<String> exceptionTags() {
+		ExceptionTags<String> tags = this.exceptionTags;
+		if (tags == null) {
+			tags = new ExceptionTags<>(Function.identity());
+			this.exceptionTags = tags;
+		}
+		return tags;
 	}
 
 	/** @return the name of the fallback method, or {@code null} for none */
@@ -155,11 +196,14 @@ public final class BackoffOperation {
 
 	@Nullable Object invokeBlocking(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
 			@Nullable Object[] arguments) throws Throwable {
+		ObservedCall observed = observe(null);
+		BackoffListener listener = (observed != null) ? observed : this.listener;
+		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
 		if (this.fallback == null) {
-			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
+			return this.executor.execute(this.policy, this.budget, listener, task);
 		}
 		try {
-			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
+			return this.executor.execute(this.policy, this.budget, listener, task);
 		}
 		catch (Throwable ex) {
 			// The thread is back outside this call's attempts: what encloses it is the caller's.
@@ -176,8 +220,11 @@ public final class BackoffOperation {
 		Fallback fallback = this.fallback;
 		// Read before the call starts: its failure arrives on another thread.
 		BackoffPolicy enclosing = (fallback != null) ? this.executor.getEnclosingPolicy() : null;
-		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(this.policy, this.budget,
-				this.listener, () -> (CompletionStage<@Nullable Object>) run(attempt), this.scheduler);
+		ObservedCall observed = observe(null);
+		BackoffListener listener = (observed != null) ? observed : this.listener;
+		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
+		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(this.policy, this.budget, listener,
+				() -> (CompletionStage<@Nullable Object>) run(task), this.scheduler);
 		return (fallback != null)
 				? fallback.afterAsync(call, receiver, arguments, (failure) -> fallsBack(failure, enclosing)) : call;
 	}
@@ -190,6 +237,18 @@ public final class BackoffOperation {
 		catch (Throwable ex) {
 			throw Exceptions.<RuntimeException>rethrow(ex);
 		}
+	}
+
+	/**
+	 * Starts observing one call, when observations are on.
+	 * @param parent the observation the call runs under, or {@code null} for the one current
+	 * on this thread
+	 * @return the call's observer, to use as its listener and to wrap its attempts; or
+	 * {@code null} to run the call unobserved
+	 */
+	@Nullable ObservedCall observe(@Nullable Observation parent) {
+		BackoffObservations observations = this.observations;
+		return (observations != null) ? observations.start(this, parent) : null;
 	}
 
 	BackoffExecutor getExecutor() {

@@ -68,6 +68,8 @@ public class BackoffOperationSource {
 
 	private final StringValueResolver placeholders;
 
+	private final @Nullable BackoffObservations observations;
+
 	/**
 	 * @param policies the configured policies
 	 * @param executor runs the calls
@@ -78,11 +80,26 @@ public class BackoffOperationSource {
 	public BackoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
 			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
 			StringValueResolver placeholders) {
+		this(policies, executor, scheduler, listeners, placeholders, null);
+	}
+
+	/**
+	 * @param policies the configured policies
+	 * @param executor runs the calls
+	 * @param scheduler schedules the waits of non-blocking calls
+	 * @param listeners creates each operation's listener
+	 * @param placeholders resolves {@code ${…}} in annotation attributes
+	 * @param observations observes every call and attempt, or {@code null} for none
+	 */
+	public BackoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
+			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
+			StringValueResolver placeholders, @Nullable BackoffObservations observations) {
 		this.policies = policies;
 		this.executor = executor;
 		this.scheduler = scheduler;
 		this.listeners = listeners;
 		this.placeholders = placeholders;
+		this.observations = observations;
 	}
 
 	/** @return the policies the operations are resolved against */
@@ -189,7 +206,7 @@ public class BackoffOperationSource {
 		}
 		Fallback fallback = fallback(resolve("fallback", backoff.fallback(), where), method, targetClass, where);
 		return new BackoffOperation(policyName, method, targetClass, policy, this.policies.getBudget(policyName),
-				invoker, fallback, this.executor, this.scheduler, this.listeners);
+				invoker, fallback, this.executor, this.scheduler, this.listeners, this.observations);
 	}
 
 	private String policyName(Backoff backoff, String where) {

@@ -59,6 +59,12 @@ public class BackoffProperties {
 	private final Metrics metrics = new Metrics();
 
 	/**
+	 * Micrometer observations (traces, and timers through Spring Boot's meter handler) of
+	 * retried calls.
+	 */
+	private final Observations observations = new Observations();
+
+	/**
 	 * The scheduler of non-blocking retries (CompletionStage methods).
 	 */
 	private final Scheduler scheduler = new Scheduler();
@@ -99,6 +105,10 @@ public class BackoffProperties {
 		return this.metrics;
 	}
 
+	public Observations getObservations() {
+		return this.observations;
+	}
+
 	public Scheduler getScheduler() {
 		return this.scheduler;
 	}
@@ -123,6 +133,28 @@ public class BackoffProperties {
 		 * dev.backoff:backoff-aspectj dependency.
 		 */
 		ASPECTJ
+
+	}
+
+	/**
+	 * Observation settings.
+	 */
+	public static class Observations {
+
+		/**
+		 * Whether every call of a @Backoff method is a backoff.call observation, with one
+		 * backoff.attempt observation under it per attempt, when an ObservationRegistry is
+		 * present. When false, calls cost nothing more than without a registry.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
 
 	}
 

@@ -11,6 +11,8 @@ import dev.backoff.BackoffCall;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import dev.backoff.Sleeper;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -72,8 +74,13 @@ final class ReactorRetry {
 
 	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
 			ContextView context) {
-		BackoffCall call = start(operation, context);
-		return Mono.defer(() -> Mono.from(publisher(call, attempt))).contextWrite(enclosing(call)).handle((value, sink) -> {
+		ObservedCall observed = operation.observe(context.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
+		BackoffCall call = start(operation, context, observed);
+		return Mono.defer(() -> {
+			Observation observation = (observed != null) ? observed.startAttempt() : null;
+			Mono<@Nullable Object> publisher = Mono.from(publisher(call, observed, observation, attempt));
+			return (observation != null) ? publisher.contextWrite(observing(observation)) : publisher;
+		}).contextWrite(enclosing(call)).handle((value, sink) -> {
 			boolean retryResult;
 			try {
 				retryResult = call.isRetryableResult(value);
@@ -98,13 +105,17 @@ final class ReactorRetry {
 
 	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
 			ContextView context) {
-		BackoffCall call = start(operation, context);
+		ObservedCall observed = operation.observe(context.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
+		BackoffCall call = start(operation, context, observed);
 		// Whether the attempt under way has emitted: a subscriber that cancels after taking what
 		// it needs (take(1), say) ends a call that worked, not an interrupted one.
 		AtomicBoolean emitted = new AtomicBoolean();
 		return Flux.defer(() -> {
 			emitted.set(false);
-			return Flux.from(publisher(call, attempt)).doOnNext((value) -> emitted.set(true));
+			Observation observation = (observed != null) ? observed.startAttempt() : null;
+			Flux<@Nullable Object> publisher = Flux.from(publisher(call, observed, observation, attempt));
+			return ((observation != null) ? publisher.contextWrite(observing(observation)) : publisher)
+				.doOnNext((value) -> emitted.set(true));
 		})
 			.contextWrite(enclosing(call))
 			.retryWhen(retry(call, operation))
@@ -119,10 +130,19 @@ final class ReactorRetry {
 			});
 	}
 
-	private static BackoffCall start(BackoffOperation operation, ContextView context) {
+	private static BackoffCall start(BackoffOperation operation, ContextView context, @Nullable ObservedCall observed) {
 		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
 		return operation.getExecutor()
-			.start(operation.getPolicy(), operation.getBudget(), operation.getListener(), enclosing);
+			.start(operation.getPolicy(), operation.getBudget(), (observed != null) ? observed : operation.getListener(),
+					enclosing);
+	}
+
+	/**
+	 * Puts an attempt's observation into the context of its subscription, where Micrometer's
+	 * Reactor support looks for the parent of what the attempt observes.
+	 */
+	private static Function<Context, Context> observing(Observation attempt) {
+		return (context) -> context.put(ObservationThreadLocalAccessor.KEY, attempt);
 	}
 
 	/** The enclosing call's policy, from the subscription's context or else the subscribing thread. */
@@ -179,9 +199,16 @@ final class ReactorRetry {
 		return failure;
 	}
 
-	/** Runs one attempt: the method's invocation, with the thread marked as inside it. */
-	private static Publisher<@Nullable Object> publisher(BackoffCall call, BackoffTask<@Nullable Object> attempt) {
-		return publisher(() -> call.attempt(attempt));
+	/**
+	 * Runs one attempt: the method's invocation, with the thread marked as inside it and the
+	 * attempt's observation, if any, current on it.
+	 */
+	private static Publisher<@Nullable Object> publisher(BackoffCall call, @Nullable ObservedCall observed,
+			@Nullable Observation observation, BackoffTask<@Nullable Object> attempt) {
+		if (observed == null) {
+			return publisher(() -> call.attempt(attempt));
+		}
+		return publisher(() -> call.attempt(() -> observed.run(observation, attempt)));
 	}
 
 	@SuppressWarnings("unchecked")

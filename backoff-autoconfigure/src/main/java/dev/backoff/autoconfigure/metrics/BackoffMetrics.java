@@ -3,6 +3,7 @@ package dev.backoff.autoconfigure.metrics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
@@ -50,9 +51,6 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 	/** Attempts per call. */
 	public static final String ATTEMPTS = "backoff.attempts";
-
-	/** The {@code exception} tag of a retry asked for by a result. */
-	static final String NO_EXCEPTION = "none";
 
 	private final MeterRegistry registry;
 
@@ -103,7 +101,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private @Nullable Timer delay;
 
-		private @Nullable ExceptionTags<Counter> retries;
+		private @Nullable Map<String, Counter> retries;
 
 		private @Nullable Counter resultRetries;
 
@@ -193,18 +191,21 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			if (failure == null) {
 				Counter counter = this.resultRetries;
 				if (counter == null) {
-					counter = retriesCounter(NO_EXCEPTION);
+					counter = retriesCounter(this.operation.getExceptionTag(null));
 					this.resultRetries = counter;
 				}
 				return counter;
 			}
-			// Bounded per method; registered on first sight.
-			ExceptionTags<Counter> retries = this.retries;
+			// The tag is the operation's, bounded per method and the same as the observations'
+			// exception key; a counter per tag value, registered on first sight.
+			String exception = this.operation.getExceptionTag(failure);
+			Map<String, Counter> retries = this.retries;
 			if (retries == null) {
-				retries = new ExceptionTags<>(this::retriesCounter);
+				retries = new ConcurrentHashMap<>();
 				this.retries = retries;
 			}
-			return retries.get(failure);
+			Counter counter = retries.get(exception);
+			return (counter != null) ? counter : retries.computeIfAbsent(exception, this::retriesCounter);
 		}
 
 		private Counter retriesCounter(String exception) {

@@ -1,0 +1,108 @@
+package dev.backoff.autoconfigure;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.backoff.autoconfigure.observation.BackoffAttemptObservationContext;
+import dev.backoff.autoconfigure.observation.BackoffAttemptObservationConvention;
+import dev.backoff.autoconfigure.observation.BackoffObservationContext;
+import dev.backoff.autoconfigure.observation.BackoffObservationConvention;
+import dev.backoff.autoconfigure.observation.DefaultBackoffAttemptObservationConvention;
+import dev.backoff.autoconfigure.observation.DefaultBackoffObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Observes {@code @Backoff} calls with Micrometer's Observation API: every call is a
+ * {@code backoff.call} observation, and every attempt a {@code backoff.attempt} observation
+ * under it, current on the thread (and, for Reactor, in the subscriber context) while the
+ * attempt runs, so that what the attempt observes in turn (an HTTP client call, a nested
+ * {@code @Backoff} call) nests under it. Names and keys come from the conventions.
+ *
+ * <p>Nothing here can change a call's result: a failure of a handler or a convention is
+ * logged (at WARN the first time, then at DEBUG) and the call goes on unobserved from there.
+ * When the registry is a no-op (no handler), calls run exactly as without observations.
+ */
+public final class BackoffObservations {
+
+	private static final Log logger = LogFactory.getLog(BackoffObservations.class);
+
+	private static final BackoffObservationConvention DEFAULT_CALL = new DefaultBackoffObservationConvention();
+
+	private static final BackoffAttemptObservationConvention DEFAULT_ATTEMPT = new DefaultBackoffAttemptObservationConvention();
+
+	private final ObservationRegistry registry;
+
+	private final @Nullable BackoffObservationConvention callConvention;
+
+	private final @Nullable BackoffAttemptObservationConvention attemptConvention;
+
+	private final AtomicBoolean warned = new AtomicBoolean();
+
+	/**
+	 * @param registry the registry to observe into
+	 * @param callConvention the convention of {@code backoff.call}, or {@code null} for the
+	 * registry's global one or the default
+	 * @param attemptConvention the convention of {@code backoff.attempt}, or {@code null} for
+	 * the registry's global one or the default
+	 */
+	public BackoffObservations(ObservationRegistry registry, @Nullable BackoffObservationConvention callConvention,
+			@Nullable BackoffAttemptObservationConvention attemptConvention) {
+		this.registry = registry;
+		this.callConvention = callConvention;
+		this.attemptConvention = attemptConvention;
+	}
+
+	/**
+	 * Starts observing one call.
+	 * @param operation the method called
+	 * @param parent the observation the call runs under, or {@code null} for the one current
+	 * on this thread
+	 * @return the call's observer, or {@code null} when the call is not observed (a no-op
+	 * registry, a predicate that turned {@code backoff.call} off, or a failure to start)
+	 */
+	@Nullable ObservedCall start(BackoffOperation operation, @Nullable Observation parent) {
+		if (this.registry.isNoop()) {
+			return null;
+		}
+		try {
+			Observation call = Observation.createNotStarted(this.callConvention, DEFAULT_CALL,
+					() -> new BackoffObservationContext(operation), this.registry);
+			if (call.isNoop()) {
+				return null;
+			}
+			if (parent != null) {
+				call.parentObservation(parent);
+			}
+			call.start();
+			return new ObservedCall(this, operation, call);
+		}
+		catch (RuntimeException ex) {
+			failed("start", operation, ex);
+			return null;
+		}
+	}
+
+	/** Creates the observation of an attempt, not started, with the call's as its parent. */
+	Observation attempt(BackoffOperation operation, int attempt, Observation call) {
+		return Observation
+			.createNotStarted(this.attemptConvention, DEFAULT_ATTEMPT,
+					() -> new BackoffAttemptObservationContext(operation, attempt), this.registry)
+			.parentObservation(call);
+	}
+
+	/** Reports a failure inside observation handling, which the call itself never sees. */
+	void failed(String what, BackoffOperation operation, RuntimeException ex) {
+		String message = "Observing " + operation.getMethodTag() + " failed (" + what
+				+ "); the call goes on, unaffected";
+		if (this.warned.compareAndSet(false, true)) {
+			logger.warn(message + " (logged at WARN once, then at DEBUG)", ex);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(message, ex);
+		}
+	}
+
+}

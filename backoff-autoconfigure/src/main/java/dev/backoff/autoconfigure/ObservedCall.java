@@ -1,0 +1,159 @@
+package dev.backoff.autoconfigure;
+
+import java.time.Duration;
+
+import dev.backoff.BackoffListener;
+import dev.backoff.BackoffTask;
+import dev.backoff.Outcome;
+import dev.backoff.autoconfigure.observation.BackoffAttemptObservationContext;
+import dev.backoff.autoconfigure.observation.BackoffAttemptObservationContext.AttemptOutcome;
+import dev.backoff.autoconfigure.observation.BackoffObservationContext;
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The observations of one call: the call's, started when the call starts, and the attempt's
+ * under way. It is the call's listener, so the executor's own decisions end each attempt
+ * ({@code retried} with its delay, {@code success} or {@code failed}) and the call, then pass
+ * on to the method's listener. Attempts and events come one after another, but a cancellation
+ * may end the call from another thread while an attempt starts: the lock keeps the two apart,
+ * so no observation is left open. Every step is guarded: see {@link BackoffObservations}.
+ */
+final class ObservedCall implements BackoffListener {
+
+	private final BackoffObservations observations;
+
+	private final BackoffOperation operation;
+
+	private final BackoffListener listener;
+
+	private final Observation call;
+
+	private @Nullable Observation attempt;
+
+	private int attempts;
+
+	private boolean ended;
+
+	ObservedCall(BackoffObservations observations, BackoffOperation operation, Observation call) {
+		this.observations = observations;
+		this.operation = operation;
+		this.listener = operation.getListener();
+		this.call = call;
+	}
+
+	/** @return {@code task} run as an observed attempt */
+	BackoffTask<@Nullable Object> wrap(BackoffTask<@Nullable Object> task) {
+		return () -> run(startAttempt(), task);
+	}
+
+	/**
+	 * Starts the next attempt's observation.
+	 * @return it, or {@code null} when the call has already ended or the start failed
+	 */
+	synchronized @Nullable Observation startAttempt() {
+		if (this.ended) {
+			return null;
+		}
+		this.attempts++;
+		try {
+			Observation attempt = this.observations.attempt(this.operation, this.attempts, this.call);
+			if (attempt.isNoop()) {
+				// A predicate turned backoff.attempt off.
+				return null;
+			}
+			this.attempt = attempt;
+			return attempt.start();
+		}
+		catch (RuntimeException ex) {
+			this.attempt = null;
+			this.observations.failed("attempt start", this.operation, ex);
+			return null;
+		}
+	}
+
+	/** Runs {@code task} with {@code attempt} current on this thread. */
+	<T extends @Nullable Object> T run(@Nullable Observation attempt, BackoffTask<T> task) throws Throwable {
+		Observation.Scope scope = null;
+		if (attempt != null) {
+			try {
+				scope = attempt.openScope();
+			}
+			catch (RuntimeException ex) {
+				this.observations.failed("scope", this.operation, ex);
+			}
+		}
+		try {
+			return task.run();
+		}
+		finally {
+			if (scope != null) {
+				try {
+					scope.close();
+				}
+				catch (RuntimeException ex) {
+					this.observations.failed("scope", this.operation, ex);
+				}
+			}
+		}
+	}
+
+	@Override
+	public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+		synchronized (this) {
+			stopAttempt(AttemptOutcome.RETRIED, failure, delay);
+		}
+		this.listener.onRetryScheduled(attempt, delay, failure);
+	}
+
+	@Override
+	public void onSuccess(Outcome outcome, int attempts) {
+		end(AttemptOutcome.SUCCESS, null, outcome, attempts);
+		this.listener.onSuccess(outcome, attempts);
+	}
+
+	@Override
+	public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+		end(AttemptOutcome.FAILED, failure, outcome, attempts);
+		this.listener.onFailure(outcome, attempts, failure);
+	}
+
+	private synchronized void end(AttemptOutcome last, @Nullable Throwable failure, Outcome outcome, int attempts) {
+		if (this.ended) {
+			return;
+		}
+		this.ended = true;
+		stopAttempt(last, failure, null);
+		try {
+			if (this.call.getContext() instanceof BackoffObservationContext context) {
+				context.setOutcome(outcome);
+				context.setAttempts(attempts);
+			}
+			this.call.stop();
+		}
+		catch (RuntimeException ex) {
+			this.observations.failed("call stop", this.operation, ex);
+		}
+	}
+
+	/** Stops the attempt under way, if any: a cancelled call may end between attempts. */
+	private void stopAttempt(AttemptOutcome outcome, @Nullable Throwable failure, @Nullable Duration delay) {
+		Observation attempt = this.attempt;
+		if (attempt == null) {
+			return;
+		}
+		this.attempt = null;
+		try {
+			if (attempt.getContext() instanceof BackoffAttemptObservationContext context) {
+				context.setOutcome(outcome);
+				context.setFailure(failure);
+				context.setDelay(delay);
+			}
+			attempt.stop();
+		}
+		catch (RuntimeException ex) {
+			this.observations.failed("attempt stop", this.operation, ex);
+		}
+	}
+
+}
