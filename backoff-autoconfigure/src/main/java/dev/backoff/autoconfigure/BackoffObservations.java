@@ -55,6 +55,11 @@ public final class BackoffObservations {
 		this.attemptConvention = attemptConvention;
 	}
 
+	/** @return the registry observed into */
+	public ObservationRegistry getRegistry() {
+		return this.registry;
+	}
+
 	/**
 	 * Starts observing one call.
 	 * @param operation the method called

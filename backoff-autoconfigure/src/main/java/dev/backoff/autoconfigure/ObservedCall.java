@@ -9,6 +9,7 @@ import dev.backoff.autoconfigure.observation.BackoffAttemptObservationContext;
 import dev.backoff.autoconfigure.observation.BackoffAttemptObservationContext.AttemptOutcome;
 import dev.backoff.autoconfigure.observation.BackoffObservationContext;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,16 +73,24 @@ final class ObservedCall implements BackoffListener {
 		}
 	}
 
-	/** Runs {@code task} with {@code attempt} current on this thread. */
+	/**
+	 * Runs {@code task} with {@code attempt} current on this thread. A handler that throws as
+	 * the scope opens or closes would leave the registry's current scope pointing at the
+	 * attempt, on this thread, after the call: the scope that was current is put back.
+	 */
 	<T extends @Nullable Object> T run(@Nullable Observation attempt, BackoffTask<T> task) throws Throwable {
+		if (attempt == null) {
+			return task.run();
+		}
+		ObservationRegistry registry = this.observations.getRegistry();
+		Observation.Scope previous = registry.getCurrentObservationScope();
 		Observation.Scope scope = null;
-		if (attempt != null) {
-			try {
-				scope = attempt.openScope();
-			}
-			catch (RuntimeException ex) {
-				this.observations.failed("scope", this.operation, ex);
-			}
+		try {
+			scope = attempt.openScope();
+		}
+		catch (RuntimeException ex) {
+			registry.setCurrentObservationScope(previous);
+			this.observations.failed("scope", this.operation, ex);
 		}
 		try {
 			return task.run();
@@ -92,6 +101,7 @@ final class ObservedCall implements BackoffListener {
 					scope.close();
 				}
 				catch (RuntimeException ex) {
+					registry.setCurrentObservationScope(previous);
 					this.observations.failed("scope", this.operation, ex);
 				}
 			}
