@@ -81,7 +81,7 @@ public final class BackoffObservations {
 			if (parent != null) {
 				call.parentObservation(parent);
 			}
-			call.start();
+			startUnder(operation, call, parent);
 			return new ObservedCall(this, operation, call);
 		}
 		catch (RuntimeException ex) {
@@ -90,12 +90,52 @@ public final class BackoffObservations {
 		}
 	}
 
-	/** Creates the observation of an attempt, not started, with the call's as its parent. */
-	Observation attempt(BackoffOperation operation, int attempt, Observation call) {
-		return Observation
-			.createNotStarted(this.attemptConvention, DEFAULT_ATTEMPT,
-					() -> new BackoffAttemptObservationContext(operation, attempt), this.registry)
-			.parentObservation(call);
+	/**
+	 * Starts the observation of an attempt under the call's.
+	 * @return it, or a no-op observation when a predicate turned {@code backoff.attempt} off
+	 */
+	Observation startAttempt(BackoffOperation operation, int attempt, Observation call) {
+		Observation observation = Observation.createNotStarted(this.attemptConvention, DEFAULT_ATTEMPT,
+				() -> new BackoffAttemptObservationContext(operation, attempt), this.registry);
+		if (!observation.isNoop()) {
+			observation.parentObservation(call);
+			startUnder(operation, observation, call);
+		}
+		return observation;
+	}
+
+	/**
+	 * Starts an observation with its parent current on this thread: tracing handlers prefer
+	 * the thread's current span to the parent observation's when the two differ, and the
+	 * thread may hold another (the HTTP request's, while a call's attempt starts).
+	 */
+	private void startUnder(BackoffOperation operation, Observation observation, @Nullable Observation parent) {
+		if (parent == null) {
+			observation.start();
+			return;
+		}
+		try (Scoped scoped = scope(operation, parent)) {
+			observation.start();
+		}
+	}
+
+	/**
+	 * Makes {@code observation} current on this thread until the returned scope closes. A
+	 * handler that throws as the scope opens or closes is reported, and the scope that was
+	 * current before is put back, so that no observation stays current on the thread after
+	 * the call.
+	 */
+	Scoped scope(BackoffOperation operation, Observation observation) {
+		Observation.Scope previous = this.registry.getCurrentObservationScope();
+		Observation.Scope scope = null;
+		try {
+			scope = observation.openScope();
+		}
+		catch (RuntimeException ex) {
+			this.registry.setCurrentObservationScope(previous);
+			failed("scope", operation, ex);
+		}
+		return new Scoped(operation, previous, scope);
 	}
 
 	/** Reports a failure inside observation handling, which the call itself never sees. */
@@ -108,6 +148,37 @@ public final class BackoffObservations {
 		else if (logger.isDebugEnabled()) {
 			logger.debug(message, ex);
 		}
+	}
+
+	/** An observation's scope, opened by {@link #scope}. */
+	final class Scoped implements AutoCloseable {
+
+		private final BackoffOperation operation;
+
+		private final Observation.@Nullable Scope previous;
+
+		private final Observation.@Nullable Scope scope;
+
+		Scoped(BackoffOperation operation, Observation.@Nullable Scope previous, Observation.@Nullable Scope scope) {
+			this.operation = operation;
+			this.previous = previous;
+			this.scope = scope;
+		}
+
+		@Override
+		public void close() {
+			if (this.scope == null) {
+				return;
+			}
+			try {
+				this.scope.close();
+			}
+			catch (RuntimeException ex) {
+				BackoffObservations.this.registry.setCurrentObservationScope(this.previous);
+				failed("scope", this.operation, ex);
+			}
+		}
+
 	}
 
 }

@@ -9,7 +9,6 @@ import dev.backoff.autoconfigure.observation.BackoffAttemptObservationContext;
 import dev.backoff.autoconfigure.observation.BackoffAttemptObservationContext.AttemptOutcome;
 import dev.backoff.autoconfigure.observation.BackoffObservationContext;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,13 +57,13 @@ final class ObservedCall implements BackoffListener {
 		}
 		this.attempts++;
 		try {
-			Observation attempt = this.observations.attempt(this.operation, this.attempts, this.call);
+			Observation attempt = this.observations.startAttempt(this.operation, this.attempts, this.call);
 			if (attempt.isNoop()) {
 				// A predicate turned backoff.attempt off.
 				return null;
 			}
 			this.attempt = attempt;
-			return attempt.start();
+			return attempt;
 		}
 		catch (RuntimeException ex) {
 			this.attempt = null;
@@ -73,38 +72,13 @@ final class ObservedCall implements BackoffListener {
 		}
 	}
 
-	/**
-	 * Runs {@code task} with {@code attempt} current on this thread. A handler that throws as
-	 * the scope opens or closes would leave the registry's current scope pointing at the
-	 * attempt, on this thread, after the call: the scope that was current is put back.
-	 */
+	/** Runs {@code task} with {@code attempt} current on this thread. */
 	<T extends @Nullable Object> T run(@Nullable Observation attempt, BackoffTask<T> task) throws Throwable {
 		if (attempt == null) {
 			return task.run();
 		}
-		ObservationRegistry registry = this.observations.getRegistry();
-		Observation.Scope previous = registry.getCurrentObservationScope();
-		Observation.Scope scope = null;
-		try {
-			scope = attempt.openScope();
-		}
-		catch (RuntimeException ex) {
-			registry.setCurrentObservationScope(previous);
-			this.observations.failed("scope", this.operation, ex);
-		}
-		try {
+		try (BackoffObservations.Scoped scoped = this.observations.scope(this.operation, attempt)) {
 			return task.run();
-		}
-		finally {
-			if (scope != null) {
-				try {
-					scope.close();
-				}
-				catch (RuntimeException ex) {
-					registry.setCurrentObservationScope(previous);
-					this.observations.failed("scope", this.operation, ex);
-				}
-			}
 		}
 	}
 
