@@ -167,6 +167,22 @@ class BackoffObservationAutoConfigurationTests {
 			});
 	}
 
+	@Test
+	void bootsObservationPropertyTurnsBothObservationsOffByTheirPrefix() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+					BackoffMetricsAutoConfiguration.class))
+			.withPropertyValues("management.observations.enable.backoff=false")
+			.run((context) -> {
+				assertThat(context.getBean(Service.class).call(2)).isEqualTo("ok 3");
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.find("backoff.call").meters()).isEmpty();
+				assertThat(meters.find("backoff.attempt").meters()).isEmpty();
+				assertThat(meters.get("backoff.calls").counter().count()).isEqualTo(1);
+			});
+	}
+
 	private static List<Observation.Context> record(TestObservationRegistry registry) {
 		List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
 		registry.observationConfig().observationHandler(new BackoffObservationTests.Recorder(stopped));

@@ -5,6 +5,7 @@ import java.util.List;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.autoconfigure.observation.BackoffObservationAutoConfiguration;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.RetryPolicy;
@@ -19,6 +20,8 @@ import io.github.resilience4j.spring6.retry.configure.RetryConfigurationProperti
 import io.github.resilience4j.spring6.spelresolver.configure.SpelResolverConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.aop.ObservedAspect;
 import org.aopalliance.intercept.MethodInterceptor;
 
 import org.springframework.aop.ProxyMethodInvocation;
@@ -72,6 +75,43 @@ public final class Contexts {
 			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
 					"logging.level.root=warn")
 			.run();
+	}
+
+	/**
+	 * @param registry the application's observation registry
+	 * @param properties more properties, such as {@code backoff.observations.enabled=false}
+	 * @return {@link #backoff()} with an {@link ObservationRegistry} bean and Backoff's
+	 * observation auto-configuration
+	 */
+	public static ConfigurableApplicationContext backoffObserved(ObservationRegistry registry, String... properties) {
+		return new SpringApplicationBuilder(BackoffObservedConfig.class).web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
+					"logging.level.root=warn")
+			.properties(properties)
+			.initializers((context) -> context.getBeanFactory().registerSingleton("observationRegistry", registry))
+			.run();
+	}
+
+	/**
+	 * @param registry the observation registry
+	 * @return a context whose {@link ObservedService} is advised by Micrometer's {@link ObservedAspect}
+	 */
+	public static ConfigurableApplicationContext observed(ObservationRegistry registry) {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.getBeanFactory().registerSingleton("observationRegistry", registry);
+		context.register(ObservedConfig.class);
+		context.refresh();
+		return context;
+	}
+
+	/**
+	 * @return a registry whose one handler accepts every observation and does nothing with it,
+	 * so that observations are really made (a registry without handler makes none)
+	 */
+	public static ObservationRegistry noOpHandlerRegistry() {
+		ObservationRegistry registry = ObservationRegistry.create();
+		registry.observationConfig().observationHandler((context) -> true);
+		return registry;
 	}
 
 	/** @return a context with Spring Framework 7's {@code @EnableResilientMethods} */
@@ -186,6 +226,29 @@ public final class Contexts {
 		@Bean
 		BackoffService backoffService() {
 			return new BackoffService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration(BackoffObservationAutoConfiguration.class)
+	@Import(BackoffConfig.class)
+	static class BackoffObservedConfig {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAspectJAutoProxy
+	static class ObservedConfig {
+
+		@Bean
+		ObservedAspect observedAspect(ObservationRegistry registry) {
+			return new ObservedAspect(registry);
+		}
+
+		@Bean
+		ObservedService observedService() {
+			return new ObservedService();
 		}
 
 	}
