@@ -114,8 +114,12 @@ public final class BackoffObservations {
 			observation.start();
 			return;
 		}
-		try (Scoped scoped = scope(operation, parent)) {
+		Scoped scoped = scope(operation, parent);
+		try {
 			observation.start();
+		}
+		finally {
+			scoped.close();
 		}
 	}
 

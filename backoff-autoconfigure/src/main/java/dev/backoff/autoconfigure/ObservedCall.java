@@ -77,8 +77,12 @@ final class ObservedCall implements BackoffListener {
 		if (attempt == null) {
 			return task.run();
 		}
-		try (BackoffObservations.Scoped scoped = this.observations.scope(this.operation, attempt)) {
+		BackoffObservations.Scoped scoped = this.observations.scope(this.operation, attempt);
+		try {
 			return task.run();
+		}
+		finally {
+			scoped.close();
 		}
 	}
 

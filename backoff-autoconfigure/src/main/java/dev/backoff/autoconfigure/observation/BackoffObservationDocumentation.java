@@ -44,7 +44,7 @@ public enum BackoffObservationDocumentation implements ObservationDocumentation 
 
 		@Override
 		public KeyName[] getLowCardinalityKeyNames() {
-			return AttemptKeyNames.values();
+			return KeyName.merge(new KeyName[] { CallKeyNames.POLICY, CallKeyNames.METHOD }, AttemptKeyNames.values());
 		}
 
 		@Override
@@ -86,24 +86,11 @@ public enum BackoffObservationDocumentation implements ObservationDocumentation 
 
 	}
 
-	/** The low-cardinality keys of {@code backoff.attempt}. */
+	/**
+	 * The low-cardinality keys of {@code backoff.attempt}, besides the call's
+	 * {@link CallKeyNames#POLICY policy} and {@link CallKeyNames#METHOD method}.
+	 */
 	public enum AttemptKeyNames implements KeyName {
-
-		/** The policy's name, as on the call. */
-		POLICY {
-			@Override
-			public String asString() {
-				return "backoff.policy";
-			}
-		},
-
-		/** The annotated method, as on the call. */
-		METHOD {
-			@Override
-			public String asString() {
-				return "backoff.method";
-			}
-		},
 
 		/**
 		 * {@code success}, {@code retried} (a retry follows) or {@code failed} (the call ends

@@ -28,8 +28,7 @@ public class DefaultBackoffAttemptObservationConvention implements BackoffAttemp
 	@Override
 	public KeyValues getLowCardinalityKeyValues(BackoffAttemptObservationContext context) {
 		BackoffOperation operation = context.getOperation();
-		KeyValues keys = KeyValues.of(AttemptKeyNames.POLICY.withValue(operation.getPolicyName()),
-				AttemptKeyNames.METHOD.withValue(operation.getMethodTag()));
+		KeyValues keys = DefaultBackoffObservationConvention.operationKeys(operation);
 		AttemptOutcome outcome = context.getOutcome();
 		if (outcome == null) {
 			return keys;

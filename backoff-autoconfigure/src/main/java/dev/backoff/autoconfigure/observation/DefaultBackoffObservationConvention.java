@@ -22,13 +22,17 @@ public class DefaultBackoffObservationConvention implements BackoffObservationCo
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(BackoffObservationContext context) {
-		BackoffOperation operation = context.getOperation();
-		KeyValues keys = KeyValues.of(CallKeyNames.POLICY.withValue(operation.getPolicyName()),
-				CallKeyNames.METHOD.withValue(operation.getMethodTag()));
+		KeyValues keys = operationKeys(context.getOperation());
 		Outcome outcome = context.getOutcome();
 		// Only once known: an "unknown" value at the start would show up in the handlers that
 		// read the keys then, such as the meter handler's long-task timer.
 		return (outcome != null) ? keys.and(CallKeyNames.OUTCOME.withValue(outcome.tagValue())) : keys;
+	}
+
+	/** The keys of the method and its policy, on the call and on each attempt alike. */
+	static KeyValues operationKeys(BackoffOperation operation) {
+		return KeyValues.of(CallKeyNames.POLICY.withValue(operation.getPolicyName()),
+				CallKeyNames.METHOD.withValue(operation.getMethodTag()));
 	}
 
 }

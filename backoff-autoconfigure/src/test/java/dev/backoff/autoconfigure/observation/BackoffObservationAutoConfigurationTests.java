@@ -23,6 +23,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -67,7 +68,8 @@ class BackoffObservationAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).doesNotHaveBean(BackoffObservations.class);
 				assertThat(context.getBean(Service.class).call(2)).isEqualTo("ok 3");
-				context.getBean(TestObservationRegistry.class).assertThat().doesNotHaveAnyObservation();
+				TestObservationRegistryAssert.assertThat(context.getBean(TestObservationRegistry.class))
+					.doesNotHaveAnyObservation();
 			});
 	}
 

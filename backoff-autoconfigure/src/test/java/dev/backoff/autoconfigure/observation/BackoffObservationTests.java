@@ -22,6 +22,7 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -112,6 +113,27 @@ class BackoffObservationTests {
 		});
 	}
 
+	@org.junit.jupiter.api.Test
+	void theKeysAreExactlyTheDocumentedOnes() {
+		run(Kind.BLOCKING, 2, (observed, service) -> {
+			Observation.Context call = observed.stopped.get(3);
+			assertThat(keys(call.getLowCardinalityKeyValues()).keySet())
+				.containsExactlyInAnyOrderElementsOf(documented(BackoffObservationDocumentation.CALL.getLowCardinalityKeyNames()));
+			Observation.Context retried = observed.stopped.get(0);
+			assertThat(keys(retried.getLowCardinalityKeyValues()).keySet()).containsExactlyInAnyOrderElementsOf(
+					documented(BackoffObservationDocumentation.ATTEMPT.getLowCardinalityKeyNames()));
+			assertThat(keys(retried.getHighCardinalityKeyValues()).keySet()).containsExactlyInAnyOrderElementsOf(
+					documented(BackoffObservationDocumentation.ATTEMPT.getHighCardinalityKeyNames()));
+			assertThat(call.getName()).isEqualTo(new DefaultBackoffObservationConvention().getName());
+			assertThat(retried.getName()).isEqualTo(new DefaultBackoffAttemptObservationConvention().getName());
+			return null;
+		});
+	}
+
+	private static List<String> documented(io.micrometer.common.docs.KeyName[] names) {
+		return java.util.Arrays.stream(names).map(io.micrometer.common.docs.KeyName::asString).toList();
+	}
+
 	/**
 	 * Calls the method of {@code kind} under a caller's observation, {@code failures} attempts
 	 * failing first (-1: one failure that is not retryable), and checks the nesting common to
@@ -147,7 +169,7 @@ class BackoffObservationTests {
 			for (int i = 0; i < attempts.size(); i++) {
 				assertThat(service.current().get(i).getContext()).isSameAs(attempts.get(i));
 			}
-			registry.assertThat().doesNotHaveAnyRemainingCurrentObservation();
+			TestObservationRegistryAssert.assertThat(registry).doesNotHaveAnyRemainingCurrentObservation();
 			assertions.apply(observed, service);
 		});
 	}
@@ -178,8 +200,12 @@ class BackoffObservationTests {
 		BLOCKING("Service.blocking") {
 			@Override
 			@Nullable Object call(Service service, Observation caller, ManualScheduler scheduler) throws Throwable {
-				try (Observation.Scope scope = caller.openScope()) {
+				Observation.Scope scope = caller.openScope();
+				try {
 					return service.blocking();
+				}
+				finally {
+					scope.close();
 				}
 			}
 		},
@@ -188,8 +214,12 @@ class BackoffObservationTests {
 			@Override
 			@Nullable Object call(Service service, Observation caller, ManualScheduler scheduler) throws Throwable {
 				CompletableFuture<String> future;
-				try (Observation.Scope scope = caller.openScope()) {
+				Observation.Scope scope = caller.openScope();
+				try {
 					future = service.future();
+				}
+				finally {
+					scope.close();
 				}
 				// The later attempts run on the scheduler's thread, where no observation is current.
 				scheduler.runAll();
