@@ -28,6 +28,14 @@ class BackoffConfigurationMetadataTests {
 	}
 
 	@Test
+	void describesObservationsEnabled() throws IOException {
+		Map<String, Object> property = property(metadata(), "backoff.observations.enabled");
+		assertThat(property).containsEntry("type", "java.lang.Boolean").containsEntry("defaultValue", true);
+		assertThat((String) property.get("description")).contains("backoff.call observation")
+			.contains("backoff.attempt observation");
+	}
+
+	@Test
 	void describesEveryKeyOfDefaults() throws IOException {
 		DocumentContext metadata = metadata();
 		for (String key : List.of("max-attempts", "base-delay", "max-delay", "multiplier", "jitter", "max-elapsed",
