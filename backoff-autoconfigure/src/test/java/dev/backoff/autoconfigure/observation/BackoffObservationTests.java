@@ -51,7 +51,8 @@ class BackoffObservationTests {
 		.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
 		.withBean(Sleeper.class, () -> Sleeper.INSTANT)
 		.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, ManualScheduler.class, ManualScheduler::new)
-		.withBean(Service.class);
+		.withBean(Service.class)
+		.withBean(Outer.class);
 
 	@ParameterizedTest
 	@EnumSource
@@ -127,6 +128,56 @@ class BackoffObservationTests {
 			assertThat(call.getName()).isEqualTo(new DefaultBackoffObservationConvention().getName());
 			assertThat(retried.getName()).isEqualTo(new DefaultBackoffAttemptObservationConvention().getName());
 			return null;
+		});
+	}
+
+	@org.junit.jupiter.api.Test
+	void aCallMadeInsideAnAttemptIsObservedUnderThatAttempt() {
+		this.contextRunner.run((context) -> {
+			List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+			context.getBean(TestObservationRegistry.class).observationConfig().observationHandler(new Recorder(stopped));
+			assertThat(context.getBean(Outer.class).call()).isEqualTo("ok 1");
+			assertThat(names(stopped)).containsExactly("backoff.attempt", "backoff.call", "backoff.attempt",
+					"backoff.call");
+			assertThat(keys(stopped.get(1).getLowCardinalityKeyValues())).containsEntry("backoff.method",
+					"Service.blocking");
+			assertThat(keys(stopped.get(3).getLowCardinalityKeyValues())).containsEntry("backoff.method", "Outer.call");
+			assertThat(stopped.get(1).getParentObservation().getContextView()).isSameAs(stopped.get(2));
+			assertThat(stopped.get(2).getParentObservation().getContextView()).isSameAs(stopped.get(3));
+		});
+	}
+
+	@org.junit.jupiter.api.Test
+	void aFutureCancelledWhileWaitingEndsTheCallInterruptedWithNoAttemptOpen() {
+		this.contextRunner.run((context) -> {
+			List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+			context.getBean(TestObservationRegistry.class).observationConfig().observationHandler(new Recorder(stopped));
+			Service service = context.getBean(Service.class);
+			service.failFirst(100);
+			CompletableFuture<String> future = service.future();
+			assertThat(future.cancel(false)).isTrue();
+			assertThat(context.getBean(ManualScheduler.class).runAll()).isZero();
+			assertThat(names(stopped)).containsExactly("backoff.attempt", "backoff.call");
+			assertThat(keys(stopped.get(0).getLowCardinalityKeyValues())).containsEntry("backoff.attempt.outcome",
+					"retried");
+			assertThat(keys(stopped.get(1).getLowCardinalityKeyValues())).containsEntry("backoff.outcome",
+					"interrupted");
+		});
+	}
+
+	@org.junit.jupiter.api.Test
+	void aMonoCancelledDuringAnAttemptEndsThatAttemptFailedAndTheCallInterrupted() {
+		this.contextRunner.run((context) -> {
+			List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+			context.getBean(TestObservationRegistry.class).observationConfig().observationHandler(new Recorder(stopped));
+			reactor.core.Disposable subscription = context.getBean(Service.class).hanging().subscribe();
+			assertThat(stopped).isEmpty();
+			subscription.dispose();
+			assertThat(names(stopped)).containsExactly("backoff.attempt", "backoff.call");
+			assertThat(keys(stopped.get(0).getLowCardinalityKeyValues())).containsEntry("backoff.attempt.outcome", "failed")
+				.containsEntry("exception", "CancellationException");
+			assertThat(keys(stopped.get(1).getLowCardinalityKeyValues())).containsEntry("backoff.outcome",
+					"interrupted");
 		});
 	}
 
@@ -364,11 +415,32 @@ class BackoffObservationTests {
 					() -> attempt(context.getOrDefault(ObservationThreadLocalAccessor.KEY, null))));
 		}
 
+		@Backoff
+		public Mono<String> hanging() {
+			return Mono.never();
+		}
+
 		@Backoff(baseDelay = "100ms", jitter = Jitter.NONE, retryOn = IOException.class)
 		public Flux<String> flux() {
 			return Flux.deferContextual((context) -> Mono
 				.fromCallable(() -> attempt(context.getOrDefault(ObservationThreadLocalAccessor.KEY, null)))
 				.flux());
+		}
+
+	}
+
+	/** Calls {@link Service#blocking()} through its proxy from inside its own attempts. */
+	static class Outer {
+
+		private final Service service;
+
+		Outer(Service service) {
+			this.service = service;
+		}
+
+		@Backoff
+		public String call() throws IOException {
+			return this.service.blocking();
 		}
 
 	}
