@@ -197,7 +197,7 @@ public final class BackoffOperation {
 	@Nullable Object invokeBlocking(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
 			@Nullable Object[] arguments) throws Throwable {
 		ObservedCall observed = observe(null);
-		BackoffListener listener = (observed != null) ? observed : this.listener;
+		BackoffListener listener = (observed != null) ? observed.listener() : this.listener;
 		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
 		if (this.fallback == null) {
 			return this.executor.execute(this.policy, this.budget, listener, task);
@@ -221,7 +221,7 @@ public final class BackoffOperation {
 		// Read before the call starts: its failure arrives on another thread.
 		BackoffPolicy enclosing = (fallback != null) ? this.executor.getEnclosingPolicy() : null;
 		ObservedCall observed = observe(null);
-		BackoffListener listener = (observed != null) ? observed : this.listener;
+		BackoffListener listener = (observed != null) ? observed.listener() : this.listener;
 		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
 		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(this.policy, this.budget, listener,
 				() -> (CompletionStage<@Nullable Object>) run(task), this.scheduler);

@@ -1,6 +1,7 @@
 package dev.backoff.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffTask;
@@ -13,9 +14,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The observations of one call: the call's, started when the call starts, and the attempt's
- * under way. It is the call's listener, so the executor's own decisions end each attempt
- * ({@code retried} with its delay, {@code success} or {@code failed}) and the call, then pass
- * on to the method's listener. Attempts and events come one after another, but a cancellation
+ * under way. It listens to the call, before the method's own listener (see {@link #listener()}),
+ * so the executor's own decisions end each attempt ({@code retried} with its delay,
+ * {@code success} or {@code failed}) and the call. Attempts and events come one after another, but a cancellation
  * may end the call from another thread while an attempt starts: the lock keeps the two apart,
  * so no observation is left open. Every step is guarded: see {@link BackoffObservations}.
  */
@@ -25,6 +26,7 @@ final class ObservedCall implements BackoffListener {
 
 	private final BackoffOperation operation;
 
+	/** This, then the method's listener: what the call reports to. */
 	private final BackoffListener listener;
 
 	private final Observation call;
@@ -38,8 +40,17 @@ final class ObservedCall implements BackoffListener {
 	ObservedCall(BackoffObservations observations, BackoffOperation operation, Observation call) {
 		this.observations = observations;
 		this.operation = operation;
-		this.listener = operation.getListener();
 		this.call = call;
+		BackoffListener methodListener = operation.getListener();
+		// A composite, so that the executor calls the method's listener as it calls any other:
+		// one that throws is reported once for that listener, not once per call for this one.
+		this.listener = (methodListener == BackoffListener.NONE) ? this
+				: BackoffListener.composite(List.of(this, methodListener));
+	}
+
+	/** @return what the call reports to: this, then the method's own listener */
+	BackoffListener listener() {
+		return this.listener;
 	}
 
 	/** @return {@code task} run as an observed attempt */
@@ -87,23 +98,18 @@ final class ObservedCall implements BackoffListener {
 	}
 
 	@Override
-	public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
-		synchronized (this) {
-			stopAttempt(AttemptOutcome.RETRIED, failure, delay);
-		}
-		this.listener.onRetryScheduled(attempt, delay, failure);
+	public synchronized void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+		stopAttempt(AttemptOutcome.RETRIED, failure, delay);
 	}
 
 	@Override
 	public void onSuccess(Outcome outcome, int attempts) {
 		end(AttemptOutcome.SUCCESS, null, outcome, attempts);
-		this.listener.onSuccess(outcome, attempts);
 	}
 
 	@Override
 	public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
 		end(AttemptOutcome.FAILED, failure, outcome, attempts);
-		this.listener.onFailure(outcome, attempts, failure);
 	}
 
 	private synchronized void end(AttemptOutcome last, @Nullable Throwable failure, Outcome outcome, int attempts) {

@@ -133,7 +133,7 @@ final class ReactorRetry {
 	private static BackoffCall start(BackoffOperation operation, ContextView context, @Nullable ObservedCall observed) {
 		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
 		return operation.getExecutor()
-			.start(operation.getPolicy(), operation.getBudget(), (observed != null) ? observed : operation.getListener(),
+			.start(operation.getPolicy(), operation.getBudget(), (observed != null) ? observed.listener() : operation.getListener(),
 					enclosing);
 	}
 

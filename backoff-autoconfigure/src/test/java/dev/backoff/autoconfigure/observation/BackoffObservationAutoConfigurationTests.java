@@ -7,6 +7,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import dev.backoff.Backoff;
 import dev.backoff.BackoffListener;
@@ -111,6 +115,49 @@ class BackoffObservationAutoConfigurationTests {
 				// Nor does it leave an attempt current on the caller's thread.
 				assertThat(registry.getCurrentObservation()).isNull();
 			});
+	}
+
+	@Test
+	void aListenerThatThrowsIsReportedOnceForItselfAndTheCallsAreStillObserved() {
+		List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+		Handler handler = new Handler() {
+
+			@Override
+			public void publish(LogRecord record) {
+				if (record.getLevel() == Level.WARNING) {
+					warnings.add(record);
+				}
+			}
+
+			@Override
+			public void flush() {
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		Logger logger = Logger.getLogger("dev.backoff");
+		logger.addHandler(handler);
+		try {
+			this.contextRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
+				.withBean(ThrowingListener.class)
+				.run((context) -> {
+					List<Observation.Context> stopped = record(context.getBean(TestObservationRegistry.class));
+					Service service = context.getBean(Service.class);
+					assertThat(service.call(1)).isEqualTo("ok 2");
+					assertThat(service.call(0)).isEqualTo("ok 1");
+					assertThat(names(stopped)).containsExactly("backoff.attempt", "backoff.attempt", "backoff.call",
+							"backoff.attempt", "backoff.call");
+				});
+		}
+		finally {
+			logger.removeHandler(handler);
+		}
+		assertThat(warnings).singleElement()
+			.satisfies((warning) -> assertThat(warning.getMessage())
+				.startsWith("BackoffListener " + ThrowingListener.class.getName() + " threw"));
 	}
 
 	@Test
@@ -260,6 +307,20 @@ class BackoffObservationAutoConfigurationTests {
 
 		List<String> events() {
 			return this.events;
+		}
+
+	}
+
+	static class ThrowingListener implements BackoffListener {
+
+		@Override
+		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+			throw new IllegalStateException("listener broken");
+		}
+
+		@Override
+		public void onSuccess(Outcome outcome, int attempts) {
+			throw new IllegalStateException("listener broken");
 		}
 
 	}
