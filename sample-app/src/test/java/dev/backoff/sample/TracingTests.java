@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.test.context.TestPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,6 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SampleAppTest
 @AutoConfigureTracing
 @Import(TracingTests.InMemoryExport.class)
+// A context of its own (tracing exported), beside the other tests' in the same JVM: its own database.
+@TestPropertySource(properties = "spring.datasource.url=jdbc:h2:mem:backoff-sample-tracing;DB_CLOSE_DELAY=-1")
 class TracingTests {
 
 	@LocalServerPort
