@@ -7,10 +7,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
-import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import dev.backoff.Backoff;
 import dev.backoff.BackoffListener;
@@ -19,6 +16,7 @@ import dev.backoff.Outcome;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffObservations;
+import dev.backoff.autoconfigure.CoreWarnings;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.Meter;
@@ -119,42 +117,17 @@ class BackoffObservationAutoConfigurationTests {
 
 	@Test
 	void aListenerThatThrowsIsReportedOnceForItselfAndTheCallsAreStillObserved() {
-		List<LogRecord> warnings = new CopyOnWriteArrayList<>();
-		Handler handler = new Handler() {
-
-			@Override
-			public void publish(LogRecord record) {
-				if (record.getLevel() == Level.WARNING) {
-					warnings.add(record);
-				}
-			}
-
-			@Override
-			public void flush() {
-			}
-
-			@Override
-			public void close() {
-			}
-
-		};
-		Logger logger = Logger.getLogger("dev.backoff");
-		logger.addHandler(handler);
-		try {
-			this.contextRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
-				.withBean(ThrowingListener.class)
-				.run((context) -> {
-					List<Observation.Context> stopped = record(context.getBean(TestObservationRegistry.class));
-					Service service = context.getBean(Service.class);
-					assertThat(service.call(1)).isEqualTo("ok 2");
-					assertThat(service.call(0)).isEqualTo("ok 1");
-					assertThat(names(stopped)).containsExactly("backoff.attempt", "backoff.attempt", "backoff.call",
-							"backoff.attempt", "backoff.call");
-				});
-		}
-		finally {
-			logger.removeHandler(handler);
-		}
+		List<LogRecord> warnings = CoreWarnings.during(
+				() -> this.contextRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
+					.withBean(ThrowingListener.class)
+					.run((context) -> {
+						List<Observation.Context> stopped = record(context.getBean(TestObservationRegistry.class));
+						Service service = context.getBean(Service.class);
+						assertThat(service.call(1)).isEqualTo("ok 2");
+						assertThat(service.call(0)).isEqualTo("ok 1");
+						assertThat(names(stopped)).containsExactly("backoff.attempt", "backoff.attempt",
+								"backoff.call", "backoff.attempt", "backoff.call");
+					}));
 		assertThat(warnings).singleElement()
 			.satisfies((warning) -> assertThat(warning.getMessage())
 				.startsWith("BackoffListener " + ThrowingListener.class.getName() + " threw"));

@@ -1,17 +1,14 @@
 package dev.backoff.autoconfigure.reliability;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
-import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import dev.backoff.Backoff;
 import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.CoreWarnings;
 import dev.backoff.autoconfigure.DebugLogging;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -59,28 +56,7 @@ class ListenerIsolationTests {
 
 	@Test
 	void aListenerThatThrowsOnEveryEventChangesNeitherResultNorMetersAndIsReportedOnce() {
-		// The core logs through System.Logger; Boot routes it to its logging system, here we read it directly.
-		List<LogRecord> warnings = new CopyOnWriteArrayList<>();
-		Logger julLogger = Logger.getLogger("dev.backoff");
-		Handler handler = new Handler() {
-
-			@Override
-			public void publish(LogRecord record) {
-				if (record.getLevel() == Level.WARNING) {
-					warnings.add(record);
-				}
-			}
-
-			@Override
-			public void flush() {
-			}
-
-			@Override
-			public void close() {
-			}
-
-		};
-		withHandler(julLogger, handler, () -> this.runner.withBean(ThrowingListener.class).run((context) -> {
+		List<LogRecord> warnings = CoreWarnings.during(() -> this.runner.withBean(ThrowingListener.class).run((context) -> {
 			Service service = context.getBean(Service.class);
 			service.failFirst(1);
 			assertThat(service.work()).isEqualTo("done");
@@ -90,11 +66,11 @@ class ListenerIsolationTests {
 			assertThat(outcomes(meters, "success_after_retry")).isEqualTo(1);
 			assertThat(outcomes(meters, "success")).isEqualTo(1);
 			assertThat(context.getBean(ThrowingListener.class).events.get()).isEqualTo(3);
-			assertThat(warnings).singleElement()
-				.satisfies((warning) -> assertThat(warning.getMessage())
-					.startsWith("BackoffListener " + ThrowingListener.class.getName() + " threw from onRetryScheduled"))
-				.satisfies((warning) -> assertThat(warning.getThrown()).hasMessage("listener broken"));
 		}));
+		assertThat(warnings).singleElement()
+			.satisfies((warning) -> assertThat(warning.getMessage())
+				.startsWith("BackoffListener " + ThrowingListener.class.getName() + " threw from onRetryScheduled"))
+			.satisfies((warning) -> assertThat(warning.getThrown()).hasMessage("listener broken"));
 	}
 
 	@Test
@@ -106,16 +82,6 @@ class ListenerIsolationTests {
 			assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessage("attempt 3");
 			assertThat(outcomes(context.getBean(MeterRegistry.class), "exhausted")).isEqualTo(1);
 		});
-	}
-
-	private static void withHandler(Logger logger, Handler handler, Runnable action) {
-		logger.addHandler(handler);
-		try {
-			action.run();
-		}
-		finally {
-			logger.removeHandler(handler);
-		}
 	}
 
 	private static double outcomes(MeterRegistry meters, String outcome) {
