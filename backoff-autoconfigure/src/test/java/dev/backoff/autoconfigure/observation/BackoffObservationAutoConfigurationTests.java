@@ -186,6 +186,10 @@ class BackoffObservationAutoConfigurationTests {
 				assertThat(meters.get("backoff.attempt").tag("backoff.attempt.outcome", "success").timer().count())
 					.isEqualTo(1);
 				assertThat(meters.get("backoff.retries").counter().count()).isEqualTo(2);
+				// One name for the failure in both.
+				assertThat(meters.get("backoff.retries").tag("exception", "IOException").counter().count())
+					.isEqualTo(2);
+				assertThat(meters.get("backoff.attempt").tag("exception", "IOException").timer().count()).isEqualTo(2);
 			});
 	}
 
