@@ -44,7 +44,7 @@ public final class BackoffOperation {
 	private @Nullable String methodTag;
 
 	/** The names of the method's failures, bounded; made on first use, like the method tag. */
-	private volatile @Nullable ExceptionTags<String> exceptionTags;
+	private volatile @Nullable ExceptionTags exceptionTags;
 
 	private final Invoker invoker;
 
@@ -135,15 +135,15 @@ public final class BackoffOperation {
 		if (failure == null) {
 			return NO_EXCEPTION;
 		}
-		ExceptionTags<String> tags = this.exceptionTags;
+		ExceptionTags tags = this.exceptionTags;
 		return ((tags != null) ? tags : exceptionTags()).get(failure);
 	}
 
 	/** Made on first use, once: two would bound the tag values differently. */
-	private synchronized ExceptionTags<String> exceptionTags() {
-		ExceptionTags<String> tags = this.exceptionTags;
+	private synchronized ExceptionTags exceptionTags() {
+		ExceptionTags tags = this.exceptionTags;
 		if (tags == null) {
-			tags = new ExceptionTags<>(Function.identity());
+			tags = new ExceptionTags();
 			this.exceptionTags = tags;
 		}
 		return tags;

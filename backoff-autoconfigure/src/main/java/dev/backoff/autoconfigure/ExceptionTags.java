@@ -2,19 +2,15 @@ package dev.backoff.autoconfigure;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
-
-import org.jspecify.annotations.Nullable;
 
 /**
- * The {@code exception} tag of one method's meters and observations, and what is made for
- * each value (a counter, say), bounded: the first {@value #LIMIT} distinct exception classes
- * seen get their simple name, every later one {@value #OTHER}. So a method that throws
- * generated or ever-new exception classes cannot grow the number of series without bound.
- * Keyed by class name, so that no exception class is kept from being unloaded.
- * @param <T> what is made for each tag value
+ * The values of one method's {@code exception} tag (meters) and key (observations), bounded:
+ * the first {@value #LIMIT} distinct exception classes seen get their simple name, every later
+ * one {@value #OTHER}. So a method that throws generated or ever-new exception classes cannot
+ * grow the number of series without bound. Keyed by class name, so that no exception class is
+ * kept from being unloaded.
  */
-public final class ExceptionTags<T> {
+public final class ExceptionTags {
 
 	/** The number of distinct exception classes one method's tag tells apart. */
 	public static final int LIMIT = 20;
@@ -22,43 +18,27 @@ public final class ExceptionTags<T> {
 	/** The tag value of every exception class past the first {@value #LIMIT}. */
 	public static final String OTHER = "other";
 
-	private final Function<String, T> factory;
-
-	private final Map<String, T> byClassName = new ConcurrentHashMap<>();
-
-	private volatile @Nullable T other;
-
-	/**
-	 * @param factory makes what belongs to a tag value; called once per value
-	 */
-	public ExceptionTags(Function<String, T> factory) {
-		this.factory = factory;
-	}
+	private final Map<String, String> byClassName = new ConcurrentHashMap<>();
 
 	/**
 	 * @param failure a failure of the method
-	 * @return what belongs to its tag value, made on first sight
+	 * @return its tag value
 	 */
-	public T get(Throwable failure) {
+	public String get(Throwable failure) {
 		String className = failure.getClass().getName();
-		T value = this.byClassName.get(className);
+		String value = this.byClassName.get(className);
 		return (value != null) ? value : add(className, failure.getClass());
 	}
 
-	private synchronized T add(String className, Class<?> type) {
-		T value = this.byClassName.get(className);
+	private synchronized String add(String className, Class<?> type) {
+		String value = this.byClassName.get(className);
 		if (value != null) {
 			return value;
 		}
 		if (this.byClassName.size() >= LIMIT) {
-			T other = this.other;
-			if (other == null) {
-				other = this.factory.apply(OTHER);
-				this.other = other;
-			}
-			return other;
+			return OTHER;
 		}
-		value = this.factory.apply(nameOf(type));
+		value = nameOf(type);
 		this.byClassName.put(className, value);
 		return value;
 	}
