@@ -92,6 +92,25 @@ public final class RetryBudget {
 		return new RetryBudget(getMaxTokens(), getTokenRatio());
 	}
 
+	/**
+	 * A new budget with other settings that is as full as this one is now: the same fraction of
+	 * its {@code maxTokens}, so that a budget that stopped retries still stops them, and one
+	 * that allowed them still allows them. (Keeping the tokens themselves would not: 18 of 20
+	 * tokens allow retries, 18 of 100 do not.) This budget is left as it is, for the calls that
+	 * still hold it.
+	 * @param maxTokens the new bucket's size, as for {@link #of}
+	 * @param tokenRatio the tokens a successful call gives back, as for {@link #of}
+	 * @return the new budget
+	 * @throws InvalidPolicyException naming the setting, the value and the rule
+	 */
+	public RetryBudget resize(double maxTokens, double tokenRatio) {
+		RetryBudget resized = of(maxTokens, tokenRatio);
+		long milliTokens = this.milliTokens;
+		resized.milliTokens = (milliTokens >= this.maxMilliTokens) ? resized.maxMilliTokens
+				: Math.round((double) milliTokens * resized.maxMilliTokens / this.maxMilliTokens);
+		return resized;
+	}
+
 	/** @return the bucket's size */
 	public double getMaxTokens() {
 		return (double) this.maxMilliTokens / UNIT;

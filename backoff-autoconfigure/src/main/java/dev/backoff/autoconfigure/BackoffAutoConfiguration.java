@@ -142,6 +142,22 @@ public final class BackoffAutoConfiguration {
 	}
 
 	/**
+	 * With Spring Cloud Context present, {@code backoff.*} is bound anew when its
+	 * {@code EnvironmentChangeEvent} says the environment changed.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = BackoffRefreshListener.EVENT)
+	static class RefreshConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		BackoffRefreshListener backoffRefreshListener(Environment environment, BackoffOperationSource operations) {
+			return new BackoffRefreshListener(environment, operations);
+		}
+
+	}
+
+	/**
 	 * {@code backoff.mode=aspectj} without backoff-aspectj would retry nothing: stop start-up
 	 * instead.
 	 */

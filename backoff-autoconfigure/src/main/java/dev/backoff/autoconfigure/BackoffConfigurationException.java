@@ -1,6 +1,14 @@
 package dev.backoff.autoconfigure;
 
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 
 /**
  * Thrown at start-up when a {@code backoff.*} property or a {@code @Backoff} attribute breaks
@@ -43,6 +51,41 @@ public class BackoffConfigurationException extends IllegalStateException {
 		this.value = value;
 		this.rule = rule;
 		this.action = action;
+	}
+
+	/**
+	 * A {@code backoff.*} value that does not bind at all, such as an unknown jitter name or a
+	 * malformed duration, in Backoff's words: the rule names the form the value must take.
+	 * @param bind the binder's failure
+	 * @param property the property that failed to bind
+	 * @return the exception naming the property, the value and the rule
+	 */
+	public static BackoffConfigurationException unbound(BindException bind, ConfigurationProperty property) {
+		Class<?> target = bind.getTarget().getType().resolve(Object.class);
+		String rule;
+		if (target.isEnum()) {
+			rule = "must be one of " + Arrays.stream(target.getEnumConstants())
+				.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT))
+				.collect(Collectors.joining(", "));
+		}
+		else if (target == Duration.class) {
+			rule = "must be a duration such as 250ms, 2s, 1m or PT0.5S";
+		}
+		else if (target == Integer.class || target == int.class) {
+			rule = "must be a whole number";
+		}
+		else if (target == Double.class || target == double.class) {
+			rule = "must be a number such as 2.0";
+		}
+		else if (target == Boolean.class || target == boolean.class) {
+			rule = "must be true or false";
+		}
+		else {
+			rule = "must be convertible to " + target.getSimpleName();
+		}
+		String name = property.getName().toString();
+		return new BackoffConfigurationException(name, property.getValue(), rule, "Update " + name + ": it " + rule + ".",
+				bind);
 	}
 
 	/** @return where the value was given */

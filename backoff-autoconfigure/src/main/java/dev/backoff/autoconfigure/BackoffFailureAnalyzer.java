@@ -1,15 +1,9 @@
 package dev.backoff.autoconfigure;
 
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.Locale;
-import java.util.stream.Collectors;
-
 import dev.backoff.internal.CauseChain;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.BindException;
-import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.core.Ordered;
@@ -33,33 +27,10 @@ public class BackoffFailureAnalyzer implements FailureAnalyzer {
 		}
 		BindException bind = findCause(failure, BindException.class);
 		if (bind != null && bind.getProperty() != null && bind.getName().toString().startsWith("backoff.")) {
-			return analyzeBind(bind, bind.getProperty());
+			BackoffConfigurationException unbound = BackoffConfigurationException.unbound(bind, bind.getProperty());
+			return analysis(unbound.getProperty(), unbound.getValue(), unbound.getRule(), unbound.getAction(), bind);
 		}
 		return null;
-	}
-
-	private FailureAnalysis analyzeBind(BindException bind, ConfigurationProperty property) {
-		Class<?> target = bind.getTarget().getType().resolve(Object.class);
-		String rule;
-		if (target.isEnum()) {
-			rule = "must be one of " + Arrays.stream(target.getEnumConstants())
-				.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT))
-				.collect(Collectors.joining(", "));
-		}
-		else if (target == Duration.class) {
-			rule = "must be a duration such as 250ms, 2s, 1m or PT0.5S";
-		}
-		else if (target == Integer.class || target == int.class) {
-			rule = "must be a whole number";
-		}
-		else if (target == Double.class || target == double.class) {
-			rule = "must be a number such as 2.0";
-		}
-		else {
-			rule = "must be convertible to " + target.getSimpleName();
-		}
-		String name = property.getName().toString();
-		return analysis(name, property.getValue(), rule, "Update " + name + ": it " + rule + ".", bind);
 	}
 
 	private FailureAnalysis analysis(String property, @Nullable Object value, String rule, String action,

@@ -7,6 +7,7 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
@@ -24,6 +25,12 @@ import org.springframework.util.ClassUtils;
  * effective policy (after inheritance and the annotation's settings), the policy's retry
  * budget, and how its return type is retried. Resolved once by {@link BackoffOperationSource}
  * and used on every call, by the proxies' interceptor and by the AspectJ aspect alike.
+ *
+ * <p>The policy and budget are one immutable {@link State}, read once when a call starts and
+ * kept by that call to its end: when the named policy changes at run time the source puts a
+ * new state in place, which the calls that start afterwards use, while calls in flight finish
+ * under the schedule they started with. One volatile read per call, and never a policy of one
+ * change with the budget of another.
  */
 public final class BackoffOperation {
 
@@ -36,9 +43,14 @@ public final class BackoffOperation {
 
 	private final Class<?> targetClass;
 
-	private final BackoffPolicy policy;
+	/** Replaced whole when the named policy changes; read once per call. */
+	private volatile State state;
 
-	private final @Nullable RetryBudget budget;
+	/** The annotation's settings over the named policy, or {@code null} for none: kept to derive a new state. */
+	private final BackoffProperties.@Nullable Policy annotated;
+
+	/** The annotation's compiled {@code retryIf}, or {@code null}: kept to derive a new state. */
+	private final @Nullable Predicate<@Nullable Object> retryIf;
 
 	/** Made on first use: most methods never need it, and an application may have thousands. */
 	private @Nullable String methodTag;
@@ -65,15 +77,16 @@ public final class BackoffOperation {
 	/** Observes each call, or {@code null} when there is no registry or observations are off. */
 	private final @Nullable BackoffObservations observations;
 
-	BackoffOperation(String policyName, Method method, Class<?> targetClass, BackoffPolicy policy,
-			@Nullable RetryBudget budget, Invoker invoker, @Nullable Fallback fallback, BackoffExecutor executor,
-			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
-			@Nullable BackoffObservations observations) {
+	BackoffOperation(String policyName, Method method, Class<?> targetClass, State state,
+			BackoffProperties.@Nullable Policy annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
+			@Nullable Fallback fallback, BackoffExecutor executor, ScheduledExecutorService scheduler,
+			Function<BackoffOperation, BackoffListener> listeners, @Nullable BackoffObservations observations) {
 		this.policyName = policyName;
 		this.method = method;
 		this.targetClass = targetClass;
-		this.policy = policy;
-		this.budget = budget;
+		this.state = state;
+		this.annotated = annotated;
+		this.retryIf = retryIf;
 		this.invoker = invoker;
 		this.fallback = fallback;
 		this.observations = observations;
@@ -99,14 +112,37 @@ public final class BackoffOperation {
 		return this.targetClass;
 	}
 
-	/** @return the effective policy, after inheritance and the annotation's settings */
+	/**
+	 * @return the effective policy that calls starting now use, after inheritance and the
+	 * annotation's settings
+	 */
 	public BackoffPolicy getPolicy() {
-		return this.policy;
+		return this.state.policy();
 	}
 
-	/** @return the retry budget shared by every caller of the named policy, or {@code null} for none */
+	/**
+	 * @return the retry budget shared by every caller of the named policy, that calls starting
+	 * now use, or {@code null} for none
+	 */
 	public @Nullable RetryBudget getBudget() {
-		return this.budget;
+		return this.state.budget();
+	}
+
+	/** @return the policy and budget that calls starting now use, read together */
+	State getState() {
+		return this.state;
+	}
+
+	void setState(State state) {
+		this.state = state;
+	}
+
+	BackoffProperties.@Nullable Policy getAnnotated() {
+		return this.annotated;
+	}
+
+	@Nullable Predicate<@Nullable Object> getRetryIf() {
+		return this.retryIf;
 	}
 
 	/**
@@ -166,7 +202,8 @@ public final class BackoffOperation {
 	public @Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object proxy,
 			@Nullable Object target, @Nullable Object[] arguments) throws Throwable {
 		if (this.direct) {
-			return this.executor.execute(this.policy, this.budget, this.listener, attempt);
+			State state = this.state;
+			return this.executor.execute(state.policy(), state.budget(), this.listener, attempt);
 		}
 		return this.invoker.invoke(this, attempt, fallbackReceiver(proxy, target), arguments);
 	}
@@ -186,28 +223,30 @@ public final class BackoffOperation {
 	 * leaves to the caller (see {@link Fallback}), nor when it belongs to an enclosing retrying
 	 * call that will retry it ({@link BackoffExecutor#isLeftToEnclosing}), which must see it.
 	 * @param failure the call's final failure
+	 * @param policy the policy the call ran under
 	 * @param enclosing the enclosing call's policy when the call started, or {@code null}
 	 */
-	boolean fallsBack(Throwable failure, @Nullable BackoffPolicy enclosing) {
+	boolean fallsBack(Throwable failure, BackoffPolicy policy, @Nullable BackoffPolicy enclosing) {
 		Fallback fallback = this.fallback;
 		return fallback != null && fallback.handles(failure)
-				&& !BackoffExecutor.isLeftToEnclosing(this.policy, enclosing, failure);
+				&& !BackoffExecutor.isLeftToEnclosing(policy, enclosing, failure);
 	}
 
 	@Nullable Object invokeBlocking(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
 			@Nullable Object[] arguments) throws Throwable {
+		State state = this.state;
 		ObservedCall observed = observe(null);
 		BackoffListener listener = (observed != null) ? observed.listener() : this.listener;
 		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
 		if (this.fallback == null) {
-			return this.executor.execute(this.policy, this.budget, listener, task);
+			return this.executor.execute(state.policy(), state.budget(), listener, task);
 		}
 		try {
-			return this.executor.execute(this.policy, this.budget, listener, task);
+			return this.executor.execute(state.policy(), state.budget(), listener, task);
 		}
 		catch (Throwable ex) {
 			// The thread is back outside this call's attempts: what encloses it is the caller's.
-			if (!fallsBack(ex, this.executor.getEnclosingPolicy())) {
+			if (!fallsBack(ex, state.policy(), this.executor.getEnclosingPolicy())) {
 				throw ex;
 			}
 			return this.fallback.invoke(receiver, arguments, ex);
@@ -220,13 +259,15 @@ public final class BackoffOperation {
 		Fallback fallback = this.fallback;
 		// Read before the call starts: its failure arrives on another thread.
 		BackoffPolicy enclosing = (fallback != null) ? this.executor.getEnclosingPolicy() : null;
+		State state = this.state;
 		ObservedCall observed = observe(null);
 		BackoffListener listener = (observed != null) ? observed.listener() : this.listener;
 		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
-		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(this.policy, this.budget, listener,
+		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(state.policy(), state.budget(), listener,
 				() -> (CompletionStage<@Nullable Object>) run(task), this.scheduler);
 		return (fallback != null)
-				? fallback.afterAsync(call, receiver, arguments, (failure) -> fallsBack(failure, enclosing)) : call;
+				? fallback.afterAsync(call, receiver, arguments, (failure) -> fallsBack(failure, state.policy(), enclosing))
+				: call;
 	}
 
 	/** Runs a task, rethrowing whatever it throws unchanged (checked exceptions too). */
@@ -269,7 +310,15 @@ public final class BackoffOperation {
 
 	@Override
 	public String toString() {
-		return "@Backoff(" + this.policyName + ") on " + getMethodTag() + ": " + this.policy;
+		return "@Backoff(" + this.policyName + ") on " + getMethodTag() + ": " + getPolicy();
+	}
+
+	/**
+	 * The policy and budget of the calls that start while it is in force.
+	 * @param policy the effective policy
+	 * @param budget the named policy's retry budget, or {@code null} for none
+	 */
+	record State(BackoffPolicy policy, @Nullable RetryBudget budget) {
 	}
 
 	/** Retries a method that returns a plain value (or nothing): the calling thread waits. */

@@ -18,11 +18,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 import dev.backoff.Backoff;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -44,8 +47,15 @@ import org.springframework.util.StringValueResolver;
  * {@link BackoffConfigurationException} that names the method and the attribute. The
  * interceptor and the AspectJ aspect both ask it on every call; it resolves nothing before
  * a bean is created, so it never needs configuration earlier than that.
+ *
+ * <p>It also makes every change of the policies at run time ({@link #change}, {@link #reset},
+ * {@link #rebind}): one at a time, each validated whole, the policies and then every method
+ * that uses a changed policy derived anew, with its annotation's settings still over the
+ * policy, before any of it is put in place; then each change is logged at INFO.
  */
 public class BackoffOperationSource {
+
+	private static final Log logger = LogFactory.getLog(BackoffPolicies.class);
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			BackoffOperationSource.class.getClassLoader());
@@ -69,6 +79,9 @@ public class BackoffOperationSource {
 	private final StringValueResolver placeholders;
 
 	private final @Nullable BackoffObservations observations;
+
+	/** Held to change the policies, and to resolve a method, so that no new operation misses a change. */
+	private final Object changes = new Object();
 
 	/**
 	 * @param policies the configured policies
@@ -136,13 +149,112 @@ public class BackoffOperationSource {
 		MethodClassKey key = new MethodClassKey(method, targetClass);
 		Object cached = this.cache.get(key);
 		if (cached == null) {
-			BackoffOperation operation = resolve(method, targetClass);
-			cached = this.cache.putIfAbsent(key, (operation != null) ? operation : NONE);
-			if (cached == null) {
-				return operation;
+			synchronized (this.changes) {
+				cached = this.cache.get(key);
+				if (cached == null) {
+					BackoffOperation operation = resolve(method, targetClass);
+					this.cache.put(key, (operation != null) ? operation : NONE);
+					return operation;
+				}
 			}
 		}
 		return (cached != NONE) ? (BackoffOperation) cached : null;
+	}
+
+	/**
+	 * Changes a policy at run time, as {@code POST /actuator/backoff/{policy}} does. The
+	 * settings add to the policy's earlier changes; calls that start afterwards use them, calls
+	 * in flight finish as they started. A change to {@value BackoffPolicies#DEFAULTS} changes
+	 * every policy that inherits the setting.
+	 * @param policy a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @param settings by Java property name, such as {@code maxAttempts} or
+	 * {@code budget.maxTokens}, valued as the YAML writes them ({@code 250ms}, {@code full})
+	 * @return by policy, the settings that now have another value
+	 * @throws BackoffConfigurationException naming the property (or the annotation attribute
+	 * that would no longer fit), the value and the rule, as at start-up; then nothing changed
+	 * @throws IllegalArgumentException if there is no such policy
+	 */
+	public Map<String, Map<String, BackoffPolicies.SettingChange>> change(String policy,
+			Map<String, Object> settings) {
+		return update((current) -> this.policies.change(existing(current, policy), policy, settings),
+				"POST /actuator/backoff/" + policy);
+	}
+
+	/**
+	 * Returns a policy to its configuration, as {@code DELETE /actuator/backoff/{policy}} does.
+	 * @param policy a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @return by policy, the settings that now have another value
+	 * @throws IllegalArgumentException if there is no such policy
+	 */
+	public Map<String, Map<String, BackoffPolicies.SettingChange>> reset(String policy) {
+		return update((current) -> this.policies.reset(existing(current, policy), policy),
+				"DELETE /actuator/backoff/" + policy);
+	}
+
+	/**
+	 * Puts the policies of a configuration bound anew in place, the changes made at run time
+	 * still over the policies that remain.
+	 * @param properties {@code backoff.*} bound anew
+	 * @return by policy, the settings that now have another value
+	 * @throws BackoffConfigurationException naming the first property that breaks a rule, or a
+	 * policy that a {@code @Backoff} names and the configuration no longer has; then nothing changed
+	 */
+	public Map<String, Map<String, BackoffPolicies.SettingChange>> rebind(BackoffProperties properties) {
+		return update((current) -> this.policies.rebind(current, properties), "a configuration refresh");
+	}
+
+	private static BackoffPolicies.Snapshot existing(BackoffPolicies.Snapshot policies, String name) {
+		if (policies.get(name) == null) {
+			throw new IllegalArgumentException("No Backoff policy is named '" + name + "' (configured: "
+					+ String.join(", ", policies.getNames()) + ", and " + BackoffPolicies.DEFAULTS + ")");
+		}
+		return policies;
+	}
+
+	private Map<String, Map<String, BackoffPolicies.SettingChange>> update(
+			UnaryOperator<BackoffPolicies.Snapshot> change, String by) {
+		synchronized (this.changes) {
+			BackoffPolicies.Snapshot current = this.policies.snapshot();
+			BackoffPolicies.Snapshot next = change.apply(current);
+			Map<BackoffOperation, BackoffOperation.State> states = new IdentityHashMap<>();
+			for (BackoffOperation operation : getAll()) {
+				if (current.differs(operation.getPolicyName(), next)) {
+					states.put(operation, state(next, operation.getPolicyName(), operation.getAnnotated(),
+							operation.getRetryIf(), where(operation.getTargetClass(), operation.getMethod())));
+				}
+			}
+			// Everything is valid: only now is any of it put in place.
+			this.policies.apply(next);
+			states.forEach(BackoffOperation::setState);
+			Map<String, Map<String, BackoffPolicies.SettingChange>> differences = current.differences(next);
+			differences.forEach((name, changed) -> logger.info("Backoff policy '" + name + "' changed by " + by + ": "
+					+ changed));
+			return differences;
+		}
+	}
+
+	/** The effective policy of a method and its budget, under the given policies. */
+	private BackoffOperation.State state(BackoffPolicies.Snapshot policies, String policyName,
+			BackoffProperties.@Nullable Policy annotated, @Nullable Predicate<@Nullable Object> retryIf, String where) {
+		BackoffPolicy policy = policies.get(policyName);
+		if (policy != null && annotated != null) {
+			policy = this.policies.derive(policies, policyName, annotated, where);
+		}
+		if (policy == null) {
+			Set<String> names = policies.getNames();
+			throw new BackoffConfigurationException("backoff.policies." + policyName, "(absent)",
+					"must be configured: @Backoff names it" + where + " (configured: "
+							+ (names.isEmpty() ? "none" : String.join(", ", names)) + ")",
+					"Keep backoff.policies." + policyName + " in the configuration.");
+		}
+		if (retryIf != null) {
+			policy = policy.toBuilder().retryIfResult(retryIf).build();
+		}
+		return new BackoffOperation.State(policy, policies.getBudget(policyName));
+	}
+
+	private static String where(Class<?> targetClass, Method method) {
+		return " on " + targetClass.getSimpleName() + "." + method.getName();
 	}
 
 	/**
@@ -182,11 +294,12 @@ public class BackoffOperationSource {
 	}
 
 	private BackoffOperation create(Backoff backoff, Method method, Class<?> targetClass) {
-		String where = " on " + targetClass.getSimpleName() + "." + method.getName();
+		String where = where(targetClass, method);
 		String policyName = policyName(backoff, where);
-		if (this.policies.get(policyName) == null) {
+		BackoffPolicies.Snapshot policies = this.policies.snapshot();
+		if (policies.get(policyName) == null) {
 			String attribute = StringUtils.hasText(resolve("value", backoff.value(), where)) ? "value" : "policy";
-			Set<String> names = this.policies.getNames();
+			Set<String> names = policies.getNames();
 			throw new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, policyName,
 					"must name a policy under backoff.policies ("
 							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
@@ -199,14 +312,10 @@ public class BackoffOperationSource {
 		String retryIf = resolve("retryIf", backoff.retryIf(), where);
 		Predicate<@Nullable Object> retryIfResult = StringUtils.hasText(retryIf)
 				? retryIf(retryIf, method, where) : null;
-		BackoffPolicy policy = (settings == null) ? this.policies.get(policyName)
-				: this.policies.derive(policyName, settings, where);
-		if (retryIfResult != null) {
-			policy = policy.toBuilder().retryIfResult(retryIfResult).build();
-		}
+		BackoffOperation.State state = state(policies, policyName, settings, retryIfResult, where);
 		Fallback fallback = fallback(resolve("fallback", backoff.fallback(), where), method, targetClass, where);
-		return new BackoffOperation(policyName, method, targetClass, policy, this.policies.getBudget(policyName),
-				invoker, fallback, this.executor, this.scheduler, this.listeners, this.observations);
+		return new BackoffOperation(policyName, method, targetClass, state, settings, retryIfResult, invoker, fallback,
+				this.executor, this.scheduler, this.listeners, this.observations);
 	}
 
 	private String policyName(Backoff backoff, String where) {

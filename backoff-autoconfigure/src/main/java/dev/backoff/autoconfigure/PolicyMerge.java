@@ -136,6 +136,18 @@ final class PolicyMerge {
 		return (origin != null) ? origin.level() : -1;
 	}
 
+	/**
+	 * @param setting a setting as the builder and the annotation spell it, such as {@code budget.maxTokens}
+	 * @return it as a property name spells it, such as {@code budget.max-tokens}
+	 */
+	static String propertyName(String setting) {
+		StringBuilder name = new StringBuilder(setting.length() + 4);
+		for (char c : setting.toCharArray()) {
+			name.append(Character.isUpperCase(c) ? "-" + Character.toLowerCase(c) : String.valueOf(c));
+		}
+		return name.toString();
+	}
+
 	/** Shows a value the way YAML writes it. */
 	static String format(@Nullable Object value) {
 		if (value instanceof Duration duration) {
@@ -196,14 +208,7 @@ final class PolicyMerge {
 
 		/** The setting in this level's words: a property name, or the attribute's. */
 		String name(String setting) {
-			if (this.prefix == null) {
-				return setting;
-			}
-			StringBuilder name = new StringBuilder(setting.length() + 4);
-			for (char c : setting.toCharArray()) {
-				name.append(Character.isUpperCase(c) ? "-" + Character.toLowerCase(c) : String.valueOf(c));
-			}
-			return name.toString();
+			return (this.prefix != null) ? propertyName(setting) : setting;
 		}
 
 		/** Where the setting was given: its property, or the annotation attribute. */

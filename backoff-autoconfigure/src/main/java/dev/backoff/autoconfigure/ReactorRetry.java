@@ -49,11 +49,13 @@ final class ReactorRetry {
 			@Nullable Object receiver, @Nullable Object[] arguments) {
 		Fallback fallback = operation.getFallback();
 		if (fallback == null) {
-			return Mono.deferContextual((context) -> retryMono(operation, attempt, context));
+			return Mono.deferContextual((context) -> retryMono(operation, operation.getState(), attempt, context));
 		}
 		return Mono.deferContextual((context) -> {
 			BackoffPolicy enclosing = enclosing(operation, context);
-			return retryMono(operation, attempt, context).onErrorResume((failure) -> operation.fallsBack(failure, enclosing),
+			BackoffOperation.State state = operation.getState();
+			return retryMono(operation, state, attempt, context).onErrorResume(
+					(failure) -> operation.fallsBack(failure, state.policy(), enclosing),
 					(failure) -> Mono.defer(() -> Mono.from(publisher(fallback, receiver, arguments, failure))));
 		});
 	}
@@ -63,19 +65,21 @@ final class ReactorRetry {
 			@Nullable Object receiver, @Nullable Object[] arguments) {
 		Fallback fallback = operation.getFallback();
 		if (fallback == null) {
-			return Flux.deferContextual((context) -> retryFlux(operation, attempt, context));
+			return Flux.deferContextual((context) -> retryFlux(operation, operation.getState(), attempt, context));
 		}
 		return Flux.deferContextual((context) -> {
 			BackoffPolicy enclosing = enclosing(operation, context);
-			return retryFlux(operation, attempt, context).onErrorResume((failure) -> operation.fallsBack(failure, enclosing),
+			BackoffOperation.State state = operation.getState();
+			return retryFlux(operation, state, attempt, context).onErrorResume(
+					(failure) -> operation.fallsBack(failure, state.policy(), enclosing),
 					(failure) -> Flux.defer(() -> publisher(fallback, receiver, arguments, failure)));
 		});
 	}
 
-	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
-			ContextView context) {
+	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffOperation.State state,
+			BackoffTask<@Nullable Object> attempt, ContextView context) {
 		ObservedCall observed = operation.observe(context.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
-		BackoffCall call = start(operation, context, observed);
+		BackoffCall call = start(operation, state, context, observed);
 		return Mono.defer(() -> {
 			Observation observation = (observed != null) ? observed.startAttempt() : null;
 			Mono<@Nullable Object> publisher = Mono.from(publisher(call, observed, observation, attempt));
@@ -103,10 +107,10 @@ final class ReactorRetry {
 			.doOnCancel(() -> call.interrupt(new CancellationException("Cancelled by the subscriber")));
 	}
 
-	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
-			ContextView context) {
+	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffOperation.State state,
+			BackoffTask<@Nullable Object> attempt, ContextView context) {
 		ObservedCall observed = operation.observe(context.getOrDefault(ObservationThreadLocalAccessor.KEY, null));
-		BackoffCall call = start(operation, context, observed);
+		BackoffCall call = start(operation, state, context, observed);
 		// Whether the attempt under way has emitted: a subscriber that cancels after taking what
 		// it needs (take(1), say) ends a call that worked, not an interrupted one.
 		AtomicBoolean emitted = new AtomicBoolean();
@@ -130,10 +134,12 @@ final class ReactorRetry {
 			});
 	}
 
-	private static BackoffCall start(BackoffOperation operation, ContextView context, @Nullable ObservedCall observed) {
+	/** Starts a call under the state read once when it was subscribed. */
+	private static BackoffCall start(BackoffOperation operation, BackoffOperation.State state, ContextView context,
+			@Nullable ObservedCall observed) {
 		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
 		return operation.getExecutor()
-			.start(operation.getPolicy(), operation.getBudget(), (observed != null) ? observed.listener() : operation.getListener(),
+			.start(state.policy(), state.budget(), (observed != null) ? observed.listener() : operation.getListener(),
 					enclosing);
 	}
 

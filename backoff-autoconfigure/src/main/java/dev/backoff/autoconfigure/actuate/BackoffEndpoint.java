@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.WeakHashMap;
@@ -19,24 +20,38 @@ import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryRules;
 import dev.backoff.autoconfigure.BackoffCallCounts;
+import dev.backoff.autoconfigure.BackoffConfigurationException;
 import dev.backoff.autoconfigure.BackoffOperation;
 import dev.backoff.autoconfigure.BackoffOperationSource;
 import dev.backoff.autoconfigure.BackoffPolicies;
+import dev.backoff.autoconfigure.BackoffPolicies.SettingChange;
 import dev.backoff.autoconfigure.DurationFormat;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
- * The read-only {@code backoff} endpoint. {@code GET /actuator/backoff} lists every policy
- * with its effective settings, its worst-case total wait, and the methods that use it with
- * their own effective settings (after the annotation's overrides) and live counts by outcome.
- * {@code GET /actuator/backoff/{policy}} previews that policy's schedule, retry by retry.
+ * The {@code backoff} endpoint. {@code GET /actuator/backoff} lists every policy with its
+ * settings in force, what of them differs from the configuration, its worst-case total wait,
+ * and the methods that use it with their own effective settings (after the annotation's
+ * overrides) and live counts by outcome. {@code GET /actuator/backoff/{policy}} previews that
+ * policy's schedule, retry by retry.
+ *
+ * <p>Its write operations change a policy while the application runs, as the {@code loggers}
+ * endpoint changes a level: {@code POST /actuator/backoff/{policy}} with the settings to
+ * change, named as Java properties and valued as the YAML writes them, and
+ * {@code DELETE /actuator/backoff/{policy}} to return to the configuration. Read-only unless
+ * {@code management.endpoint.backoff.access=unrestricted}: changing retries is not for
+ * whoever can read them.
  */
-@Endpoint(id = "backoff")
+@Endpoint(id = "backoff", defaultAccess = Access.READ_ONLY)
 public class BackoffEndpoint {
 
 	/** Sampled sequences behind each preview's expected delays and percentiles. */
@@ -47,6 +62,12 @@ public class BackoffEndpoint {
 
 	/** A fixed seed: the preview of a policy reads the same on every request. */
 	private static final long SEED = 0x5DEECE66DL;
+
+	/** The settings a change may name, as the write operation's parameters. */
+	private static final List<String> SETTINGS = List.of("maxAttempts", "baseDelay", "maxDelay", "multiplier",
+			"jitter", "maxElapsed", "maxRetryAfter", "budget");
+
+	private static final List<String> BUDGET_SETTINGS = List.of("enabled", "maxTokens", "tokenRatio");
 
 	private final BackoffOperationSource operations;
 
@@ -87,6 +108,104 @@ public class BackoffEndpoint {
 		return (found != null) ? preview(policy, found) : null;
 	}
 
+	/**
+	 * Changes a policy: calls that start afterwards use the new settings, calls in flight
+	 * finish as they started, and a method's annotation attributes still win over the policy.
+	 * Validated by the rules of start-up, all settings or none. Settings not given keep their
+	 * value, earlier changes included.
+	 * @param policy a policy name, or {@value BackoffPolicies#DEFAULTS} (whose settings the
+	 * policies that leave them unset inherit)
+	 * @param maxAttempts calls allowed, the first included, such as {@code 3}
+	 * @param baseDelay the first retry's ceiling, such as {@code 250ms}
+	 * @param maxDelay the cap of every delay, such as {@code 5s}
+	 * @param multiplier the factor between ceilings, such as {@code 2.0}
+	 * @param jitter {@code none}, {@code full}, {@code equal} or {@code decorrelated}
+	 * @param maxElapsed the budget for attempts plus waits, such as {@code 30s}
+	 * @param maxRetryAfter the longest {@code Retry-After} to honour, such as {@code 10s}
+	 * @param budget the retry budget's {@code enabled}, {@code maxTokens}, {@code tokenRatio}
+	 * @return 200 with what changed and the settings in force; 400 naming the property, the
+	 * value and the rule, when nothing changed; 404 when there is no such policy
+	 */
+	@WriteOperation
+	public WebEndpointResponse<OperationResponseBody> change(@Selector String policy, @Nullable String maxAttempts,
+			@Nullable String baseDelay, @Nullable String maxDelay, @Nullable String multiplier,
+			@Nullable String jitter, @Nullable String maxElapsed, @Nullable String maxRetryAfter,
+			@Nullable Map<String, Object> budget) {
+		if (this.operations.getPolicies().get(policy) == null) {
+			return unknown(policy);
+		}
+		Map<String, Object> settings = new LinkedHashMap<>();
+		put(settings, "maxAttempts", maxAttempts);
+		put(settings, "baseDelay", baseDelay);
+		put(settings, "maxDelay", maxDelay);
+		put(settings, "multiplier", multiplier);
+		put(settings, "jitter", jitter);
+		put(settings, "maxElapsed", maxElapsed);
+		put(settings, "maxRetryAfter", maxRetryAfter);
+		if (budget != null) {
+			for (Map.Entry<String, Object> setting : budget.entrySet()) {
+				if (!BUDGET_SETTINGS.contains(setting.getKey())) {
+					return invalid(policy, "budget." + setting.getKey(), setting.getValue(),
+							"is not a budget setting (" + String.join(", ", BUDGET_SETTINGS) + ")");
+				}
+				put(settings, "budget." + setting.getKey(), setting.getValue());
+			}
+		}
+		if (settings.isEmpty()) {
+			return invalid(policy, null, null, "the body names no setting to change; give one or more of "
+					+ String.join(", ", SETTINGS) + ", as JSON such as {\"maxAttempts\": 1}");
+		}
+		try {
+			return changed(policy, this.operations.change(policy, settings));
+		}
+		catch (BackoffConfigurationException ex) {
+			return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, ex.getProperty(),
+					String.valueOf(ex.getValue()), ex.getRule(), ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+	}
+
+	/**
+	 * Returns a policy to its configuration, undoing every change made with {@link #change}.
+	 * @param policy a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @return 200 with what changed and the settings in force; 404 when there is no such policy
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<OperationResponseBody> reset(@Selector String policy) {
+		if (this.operations.getPolicies().get(policy) == null) {
+			return unknown(policy);
+		}
+		return changed(policy, this.operations.reset(policy));
+	}
+
+	private WebEndpointResponse<OperationResponseBody> changed(String policy,
+			Map<String, Map<String, SettingChange>> changes) {
+		BackoffPolicies policies = this.operations.getPolicies();
+		BackoffPolicy found = policies.get(policy);
+		return new WebEndpointResponse<>(new ChangeDescriptor(policy, changes,
+				SettingsDescriptor.of(found, policies.getBudget(policy))));
+	}
+
+	private WebEndpointResponse<OperationResponseBody> unknown(String policy) {
+		Set<String> names = this.operations.getPolicies().getNames();
+		return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, null, null, null,
+				"No Backoff policy is named '" + policy + "'; configured: " + BackoffPolicies.DEFAULTS
+						+ (names.isEmpty() ? "" : ", " + String.join(", ", names))),
+				WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
+	private static WebEndpointResponse<OperationResponseBody> invalid(String policy, @Nullable String setting,
+			@Nullable Object value, String rule) {
+		String message = (setting != null) ? setting + " was '" + value + "', but " + rule : rule;
+		return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, setting,
+				(value != null) ? String.valueOf(value) : null, rule, message), WebEndpointResponse.STATUS_BAD_REQUEST);
+	}
+
+	private static void put(Map<String, Object> settings, String setting, @Nullable Object value) {
+		if (value != null) {
+			settings.put(setting, value);
+		}
+	}
+
 	private PolicyDescriptor describe(String name, BackoffPolicy policy) {
 		RetryBudget budget = this.operations.getPolicies().getBudget(name);
 		Map<String, MethodDescriptor> methods = new TreeMap<>();
@@ -99,7 +218,8 @@ public class BackoffEndpoint {
 								(this.counts != null) ? this.counts.get(operation) : null));
 			}
 		}
-		return new PolicyDescriptor(SettingsDescriptor.of(policy, budget),
+		Map<String, SettingChange> changes = this.operations.getPolicies().getChanges(name);
+		return new PolicyDescriptor(SettingsDescriptor.of(policy, budget), changes.isEmpty() ? null : changes,
 				rounded(policy.getSchedule().worstCaseTotalDelay()), methods);
 	}
 
@@ -158,9 +278,29 @@ public class BackoffEndpoint {
 			implements OperationResponseBody {
 	}
 
-	/** One policy: its settings, worst-case total wait and the methods that use it. */
-	public record PolicyDescriptor(SettingsDescriptor settings, String worstCaseTotalDelay,
-			Map<String, MethodDescriptor> methods) {
+	/**
+	 * One policy: its settings in force, what of them differs from the configuration
+	 * ({@code null} when nothing does), its worst-case total wait and the methods that use it.
+	 */
+	public record PolicyDescriptor(SettingsDescriptor settings, @Nullable Map<String, SettingChange> changes,
+			String worstCaseTotalDelay, Map<String, MethodDescriptor> methods) {
+	}
+
+	/**
+	 * The answer to a change: by policy, the settings that have another value now (a change to
+	 * {@value BackoffPolicies#DEFAULTS} changes the policies that inherit it), and the changed
+	 * policy's settings in force.
+	 */
+	public record ChangeDescriptor(String policy, Map<String, Map<String, SettingChange>> changes,
+			SettingsDescriptor settings) implements OperationResponseBody {
+	}
+
+	/**
+	 * The answer to a change that was refused, so that nothing changed: the property at fault,
+	 * the value given and the rule it breaks, as start-up reports them, or why there is no such policy.
+	 */
+	public record InvalidChangeDescriptor(String policy, @Nullable String property, @Nullable String value,
+			@Nullable String rule, String message) implements OperationResponseBody {
 	}
 
 	/** One {@code @Backoff} method: its effective settings and its calls by outcome. */

@@ -1,13 +1,15 @@
 package dev.backoff.autoconfigure.actuate;
 
 import java.io.IOException;
-import java.lang.reflect.Method;
-import java.util.Arrays;
+import java.util.Map;
 
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffPolicies.SettingChange;
 import dev.backoff.autoconfigure.DurationFormat;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint.ChangeDescriptor;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint.InvalidChangeDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PolicyDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PreviewDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.RetryPreview;
@@ -15,8 +17,10 @@ import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
-import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -27,7 +31,9 @@ import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The {@code backoff} Actuator endpoint: availability, the listing and the schedule preview.
+ * The {@code backoff} Actuator endpoint: availability, the listing, the schedule preview, and
+ * changing a policy (over real HTTP, with the default access refusing it, in the sample's
+ * {@code LivePoliciesTests} and {@code ActuatorTests}).
  */
 class BackoffEndpointTests {
 
@@ -59,11 +65,74 @@ class BackoffEndpointTests {
 	}
 
 	@Test
-	void isReadOnly() {
-		Method[] methods = BackoffEndpoint.class.getDeclaredMethods();
-		assertThat(Arrays.stream(methods))
-			.noneMatch((method) -> method.isAnnotationPresent(WriteOperation.class)
-					|| method.isAnnotationPresent(DeleteOperation.class));
+	void isReadOnlyByDefault() {
+		assertThat(BackoffEndpoint.class.getAnnotation(Endpoint.class).defaultAccess()).isEqualTo(Access.READ_ONLY);
+	}
+
+	@Test
+	void changesAPolicyAndListsWhatDiffersFromTheConfiguration() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", "1", null, null, "1.5",
+					"full", null, null, Map.of("maxTokens", 8));
+			assertThat(response.getStatus()).isEqualTo(200);
+			ChangeDescriptor change = (ChangeDescriptor) response.getBody();
+			assertThat(change.changes().get("quotes")).containsOnlyKeys("maxAttempts", "multiplier", "jitter",
+					"budget.enabled", "budget.maxTokens", "budget.tokenRatio");
+			assertThat(change.settings().maxAttempts()).isEqualTo(1);
+			assertThat(change.settings().budget().tokens()).isEqualTo(8.0);
+			PolicyDescriptor quotes = endpoint.policies().policies().get("quotes");
+			assertThat(quotes.changes()).containsEntry("maxAttempts", new SettingChange(5, 1))
+				.containsEntry("jitter", new SettingChange("none", "full"));
+			assertThat(quotes.settings().maxAttempts()).isEqualTo(1);
+			assertThat(quotes.methods().get("Quotes.fetch").settings().maxAttempts()).isEqualTo(1);
+			// The annotation's maxAttempts = "2" still wins for its method.
+			assertThat(quotes.methods().get("Quotes.fetchTwice").settings().maxAttempts()).isEqualTo(2);
+			assertThat(endpoint.preview("quotes").schedule()).isEmpty();
+			assertThat(endpoint.policies().policies().get("polling").changes()).isNull();
+			assertThat(endpoint.reset("quotes").getStatus()).isEqualTo(200);
+			assertThat(endpoint.policies().policies().get("quotes").changes()).isNull();
+			assertThat(endpoint.policies().policies().get("quotes").settings().maxAttempts()).isEqualTo(5);
+		});
+	}
+
+	@Test
+	void refusesAnInvalidChangeWithThePropertyTheValueAndTheRule() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", "2", null, "2s", "0.5",
+					null, null, null, null);
+			assertThat(response.getStatus()).isEqualTo(400);
+			InvalidChangeDescriptor invalid = (InvalidChangeDescriptor) response.getBody();
+			assertThat(invalid.property()).isEqualTo("backoff.policies.quotes.multiplier");
+			assertThat(invalid.value()).isEqualTo("0.5");
+			assertThat(invalid.rule()).isEqualTo("must be a finite number of at least 1 (1 gives a fixed delay)");
+			assertThat(invalid.message()).startsWith("backoff.policies.quotes.multiplier was '0.5', but " + invalid.rule());
+			assertThat(endpoint.policies().policies().get("quotes").settings().maxAttempts()).isEqualTo(5);
+			assertThat(endpoint.policies().policies().get("quotes").changes()).isNull();
+			InvalidChangeDescriptor empty = (InvalidChangeDescriptor) endpoint
+				.change("quotes", null, null, null, null, null, null, null, null)
+				.getBody();
+			assertThat(empty.message()).startsWith("the body names no setting to change");
+			InvalidChangeDescriptor budget = (InvalidChangeDescriptor) endpoint
+				.change("quotes", null, null, null, null, null, null, null, Map.of("size", 3))
+				.getBody();
+			assertThat(budget.message())
+				.isEqualTo("budget.size was '3', but is not a budget setting (enabled, maxTokens, tokenRatio)");
+		});
+	}
+
+	@Test
+	void answers404WithABodyForAChangeOfAnUnknownPolicy() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			WebEndpointResponse<OperationResponseBody> response = endpoint.change("nope", "1", null, null, null, null,
+					null, null, null);
+			assertThat(response.getStatus()).isEqualTo(404);
+			assertThat(((InvalidChangeDescriptor) response.getBody()).message())
+				.isEqualTo("No Backoff policy is named 'nope'; configured: defaults, quotes, polling");
+			assertThat(endpoint.reset("nope").getStatus()).isEqualTo(404);
+		});
 	}
 
 	@Test
