@@ -11,7 +11,8 @@ import org.springframework.http.ResponseEntity;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Actuator endpoints the sample exposes: health, metrics, prometheus and backoff.
+ * The Actuator endpoints the sample exposes: health, metrics, prometheus and backoff, the last
+ * read-only as by default ({@link LivePoliciesTests} changes policies through it).
  */
 @SampleAppTest
 class ActuatorTests {
@@ -70,6 +71,18 @@ class ActuatorTests {
 		assertThat(response.getBody().get("schedule")).hasSize(9);
 		assertThat(this.http.get("/actuator/backoff/no-such-policy", JsonNode.class).getStatusCode())
 			.isEqualTo(HttpStatus.NOT_FOUND);
+	}
+
+	@Test
+	void theBackoffEndpointRefusesChangesByDefault() {
+		// No management.endpoint.backoff.access here: the endpoint's default, read-only, applies.
+		ResponseEntity<JsonNode> change = this.http.postJson("/actuator/backoff/downstream", "{\"maxAttempts\": 1}");
+		assertThat(change.getStatusCode()).isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		assertThat(this.http.delete("/actuator/backoff/downstream").getStatusCode())
+			.isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		JsonNode downstream = this.http.get("/actuator/backoff", JsonNode.class).getBody().get("policies").get("downstream");
+		assertThat(downstream.get("settings").get("maxAttempts").asInt()).isEqualTo(4);
+		assertThat(downstream.has("changes")).isFalse();
 	}
 
 	@Test

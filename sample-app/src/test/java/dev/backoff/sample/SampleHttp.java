@@ -44,6 +44,28 @@ public final class SampleHttp {
 		return this.client.post().uri(uri(path)).retrieve().toEntity(type);
 	}
 
+	/**
+	 * @param path the path to post to
+	 * @param json the request body, sent as {@code application/json}
+	 * @return the answer, whatever its status, with its body as JSON (or {@code null} for none)
+	 */
+	public ResponseEntity<JsonNode> postJson(String path, String json) {
+		return this.client.post()
+			.uri(uri(path))
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(json)
+			.retrieve()
+			.toEntity(JsonNode.class);
+	}
+
+	/**
+	 * @param path the path to delete
+	 * @return the answer, whatever its status, with its body as JSON (or {@code null} for none)
+	 */
+	public ResponseEntity<JsonNode> deleteJson(String path) {
+		return this.client.delete().uri(uri(path)).retrieve().toEntity(JsonNode.class);
+	}
+
 	public ResponseEntity<Void> delete(String path) {
 		return this.client.delete().uri(uri(path)).retrieve().toBodilessEntity();
 	}
