@@ -45,7 +45,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from another's.
  */
 @SampleAppTest
-@TestPropertySource(properties = "management.endpoint.backoff.access=unrestricted")
+@TestPropertySource(properties = { "management.endpoint.backoff.access=unrestricted",
+		// A second context beside the shared one: its own in-memory database.
+		"spring.datasource.url=jdbc:h2:mem:backoff-sample-live;DB_CLOSE_DELAY=-1" })
 @Import(LivePoliciesTests.QuoteCalls.class)
 class LivePoliciesTests {
 
@@ -174,7 +176,7 @@ class LivePoliciesTests {
 
 	@Test
 	void sixteenThreadsCallingWhileThePolicyChangesAThousandTimesEachUseTheOldOrTheNewSettings() throws Exception {
-		String first = "{\"maxAttempts\": 4, \"baseDelay\": \"100ms\", \"jitter\": \"none\", \"budget\": {\"enabled\": false}}";
+		String first = "{\"maxAttempts\": 4, \"baseDelay\": \"100ms\", \"jitter\": \"none\", \"budgetEnabled\": false}";
 		String second = "{\"maxAttempts\": 2, \"baseDelay\": \"300ms\"}";
 		assertThat(this.http.postJson(POLICY, first).getStatusCode()).isEqualTo(HttpStatus.OK);
 		setFaults("failureRate=1.0");

@@ -65,9 +65,7 @@ public class BackoffEndpoint {
 
 	/** The settings a change may name, as the write operation's parameters. */
 	private static final List<String> SETTINGS = List.of("maxAttempts", "baseDelay", "maxDelay", "multiplier",
-			"jitter", "maxElapsed", "maxRetryAfter", "budget");
-
-	private static final List<String> BUDGET_SETTINGS = List.of("enabled", "maxTokens", "tokenRatio");
+			"jitter", "maxElapsed", "maxRetryAfter", "budgetEnabled", "budgetMaxTokens", "budgetTokenRatio");
 
 	private final BackoffOperationSource operations;
 
@@ -122,7 +120,10 @@ public class BackoffEndpoint {
 	 * @param jitter {@code none}, {@code full}, {@code equal} or {@code decorrelated}
 	 * @param maxElapsed the budget for attempts plus waits, such as {@code 30s}
 	 * @param maxRetryAfter the longest {@code Retry-After} to honour, such as {@code 10s}
-	 * @param budget the retry budget's {@code enabled}, {@code maxTokens}, {@code tokenRatio}
+	 * @param budgetEnabled whether the policy has a retry budget ({@code budget.enabled})
+	 * @param budgetMaxTokens the budget's size ({@code budget.maxTokens}); a new size keeps the
+	 * fraction of tokens left
+	 * @param budgetTokenRatio the tokens a success gives back ({@code budget.tokenRatio})
 	 * @return 200 with what changed and the settings in force; 400 naming the property, the
 	 * value and the rule, when nothing changed; 404 when there is no such policy
 	 */
@@ -130,7 +131,7 @@ public class BackoffEndpoint {
 	public WebEndpointResponse<OperationResponseBody> change(@Selector String policy, @Nullable String maxAttempts,
 			@Nullable String baseDelay, @Nullable String maxDelay, @Nullable String multiplier,
 			@Nullable String jitter, @Nullable String maxElapsed, @Nullable String maxRetryAfter,
-			@Nullable Map<String, Object> budget) {
+			@Nullable String budgetEnabled, @Nullable String budgetMaxTokens, @Nullable String budgetTokenRatio) {
 		if (this.operations.getPolicies().get(policy) == null) {
 			return unknown(policy);
 		}
@@ -142,17 +143,12 @@ public class BackoffEndpoint {
 		put(settings, "jitter", jitter);
 		put(settings, "maxElapsed", maxElapsed);
 		put(settings, "maxRetryAfter", maxRetryAfter);
-		if (budget != null) {
-			for (Map.Entry<String, Object> setting : budget.entrySet()) {
-				if (!BUDGET_SETTINGS.contains(setting.getKey())) {
-					return invalid(policy, "budget." + setting.getKey(), setting.getValue(),
-							"is not a budget setting (" + String.join(", ", BUDGET_SETTINGS) + ")");
-				}
-				put(settings, "budget." + setting.getKey(), setting.getValue());
-			}
-		}
+		// Flat keys: Actuator reads a request body as one JSON object of strings, so no nested "budget".
+		put(settings, "budget.enabled", budgetEnabled);
+		put(settings, "budget.maxTokens", budgetMaxTokens);
+		put(settings, "budget.tokenRatio", budgetTokenRatio);
 		if (settings.isEmpty()) {
-			return invalid(policy, null, null, "the body names no setting to change; give one or more of "
+			return invalid(policy, "the body names no setting to change; give one or more of "
 					+ String.join(", ", SETTINGS) + ", as JSON such as {\"maxAttempts\": 1}");
 		}
 		try {
@@ -193,14 +189,12 @@ public class BackoffEndpoint {
 				WebEndpointResponse.STATUS_NOT_FOUND);
 	}
 
-	private static WebEndpointResponse<OperationResponseBody> invalid(String policy, @Nullable String setting,
-			@Nullable Object value, String rule) {
-		String message = (setting != null) ? setting + " was '" + value + "', but " + rule : rule;
-		return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, setting,
-				(value != null) ? String.valueOf(value) : null, rule, message), WebEndpointResponse.STATUS_BAD_REQUEST);
+	private static WebEndpointResponse<OperationResponseBody> invalid(String policy, String rule) {
+		return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, null, null, rule, rule),
+				WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
 
-	private static void put(Map<String, Object> settings, String setting, @Nullable Object value) {
+	private static void put(Map<String, Object> settings, String setting, @Nullable String value) {
 		if (value != null) {
 			settings.put(setting, value);
 		}
