@@ -64,6 +64,8 @@ public class BackoffRefreshListener implements GenericApplicationListener {
 	 */
 	public Map<String, Map<String, BackoffPolicies.SettingChange>> refresh() {
 		try {
+			// As at start-up: an unknown key, or a list or fraction where it does not belong, is refused.
+			BackoffPropertiesCheck.check(this.environment);
 			BackoffProperties properties = Binder.get(this.environment)
 				.bindOrCreate("backoff", Bindable.of(BackoffProperties.class));
 			return this.operations.rebind(properties);

@@ -241,6 +241,9 @@ class BackoffLivePoliciesTests {
 					"soon"));
 			assertThat(output).contains("backoff.policies.remote.base-delay was 'soon', but must be a duration");
 			assertThat(failingCall(context)).isEqualTo(3);
+			refresh(context, Map.of("backoff.policies.remote.max-atempts", "5"));
+			assertThat(output).contains("backoff.policies.remote.max-atempts was '5', but is not a Backoff setting");
+			assertThat(failingCall(context)).isEqualTo(3);
 		});
 	}
 
