@@ -98,12 +98,13 @@ public class BackoffEndpoint {
 
 	/**
 	 * @param policy a policy name, or {@value BackoffPolicies#DEFAULTS}
-	 * @return the policy's schedule preview, or {@code null} (404) when there is no such policy
+	 * @return 200 with the policy's schedule preview; 404 with a message naming the configured
+	 * policies when there is no such policy
 	 */
 	@ReadOperation
-	public @Nullable PreviewDescriptor preview(@Selector String policy) {
+	public WebEndpointResponse<OperationResponseBody> preview(@Selector String policy) {
 		BackoffPolicy found = this.operations.getPolicies().get(policy);
-		return (found != null) ? preview(policy, found) : null;
+		return (found != null) ? new WebEndpointResponse<>(preview(policy, found)) : unknown(policy);
 	}
 
 	/**
@@ -208,13 +209,13 @@ public class BackoffEndpoint {
 				BackoffPolicy own = operation.getPolicy();
 				methods.put(operation.getMethodTag(),
 						new MethodDescriptor(SettingsDescriptor.of(own, budget),
-								rounded(own.getSchedule().worstCaseTotalDelay()), operation.getFallbackName(),
+								rounded(worstCaseTotalDelay(own)), operation.getFallbackName(),
 								(this.counts != null) ? this.counts.get(operation) : null));
 			}
 		}
 		Map<String, SettingChange> changes = this.operations.getPolicies().getChanges(name);
 		return new PolicyDescriptor(SettingsDescriptor.of(policy, budget), changes.isEmpty() ? null : changes,
-				rounded(policy.getSchedule().worstCaseTotalDelay()), methods);
+				rounded(worstCaseTotalDelay(policy)), methods);
 	}
 
 	private PreviewDescriptor preview(String name, BackoffPolicy policy) {
@@ -224,9 +225,27 @@ public class BackoffEndpoint {
 				: String.format(Locale.ROOT,
 						"after a total wait T the next ceiling is base-delay + %.2f x T: each wait is about %.0f%% of the time already waited",
 						schedule.getMultiplier() - 1, (schedule.getMultiplier() - 1) * 100);
+		List<RetryPreview> retries = this.previews.computeIfAbsent(schedule, BackoffEndpoint::retries);
+		Duration maxElapsed = policy.getRules().getMaxElapsed();
+		if (maxElapsed != null) {
+			// No call waits past max-elapsed: a worst case beyond it cannot happen.
+			retries = retries.stream()
+				.map((retry) -> (schedule.worstCaseTotalDelay(retry.retry()).compareTo(maxElapsed) <= 0) ? retry
+						: retry.withWorstCaseElapsed(rounded(maxElapsed)))
+				.toList();
+		}
+		int total = schedule.getMaxRetries();
+		String listed = (total > retries.size())
+				? "the first " + retries.size() + " of " + total + " retries; the worst case counts them all" : null;
 		return new PreviewDescriptor(name, SettingsDescriptor.of(policy, this.operations.getPolicies().getBudget(name)),
-				rounded(schedule.worstCaseTotalDelay()), growth, SAMPLES, this.previews.computeIfAbsent(schedule,
-						BackoffEndpoint::retries));
+				rounded(worstCaseTotalDelay(policy)), growth, SAMPLES, total, listed, retries);
+	}
+
+	/** The largest total wait of a call: every retry's longest wait, but never past max-elapsed. */
+	private static Duration worstCaseTotalDelay(BackoffPolicy policy) {
+		Duration worstCase = policy.getSchedule().worstCaseTotalDelay();
+		Duration maxElapsed = policy.getRules().getMaxElapsed();
+		return (maxElapsed != null && maxElapsed.compareTo(worstCase) < 0) ? maxElapsed : worstCase;
 	}
 
 	/** Samples a schedule's retries: tens of milliseconds of CPU, so done once per schedule. */
@@ -248,7 +267,7 @@ public class BackoffEndpoint {
 			double mean = Arrays.stream(draws).average().orElse(0);
 			Arrays.sort(draws);
 			expectedElapsed += mean;
-			retries.add(new RetryPreview(row + 1, rounded(schedule.ceiling(row + 1)), rounded(nanos(mean)),
+			retries.add(new RetryPreview(row + 1, rounded(schedule.longestDelay(row + 1)), rounded(nanos(mean)),
 					rounded(Duration.ofNanos(draws[SAMPLES / 2])), rounded(Duration.ofNanos(draws[(int) (SAMPLES * 0.99)])),
 					rounded(nanos(expectedElapsed)), rounded(schedule.worstCaseTotalDelay(row + 1))));
 		}
@@ -338,17 +357,29 @@ public class BackoffEndpoint {
 
 	}
 
-	/** A policy's schedule, retry by retry. */
+	/**
+	 * A policy's schedule, retry by retry: {@code retries} in all, of which {@code schedule}
+	 * lists at most {@value #MAX_PREVIEW_RETRIES} ({@code listed} says so when it stops short).
+	 */
 	public record PreviewDescriptor(String policy, SettingsDescriptor settings, String worstCaseTotalDelay,
-			String growth, int samples, List<RetryPreview> schedule) implements OperationResponseBody {
+			String growth, int samples, int retries, @Nullable String listed, List<RetryPreview> schedule)
+			implements OperationResponseBody {
 	}
 
 	/**
-	 * One retry of a preview: its ceiling {@code v(n)}, the mean, median and 99th percentile of
-	 * its sampled delays, and the cumulative expected and worst-case wait up to it.
+	 * One retry of a preview: its ceiling, the largest wait it can draw ({@code v(n)}, or for
+	 * decorrelated jitter {@code min(max-delay, base-delay × 3^n)}); the mean, median and 99th
+	 * percentile of its sampled delays; and the cumulative expected and worst-case wait up to
+	 * it, the worst case never past max-elapsed.
 	 */
 	public record RetryPreview(int retry, String ceiling, String expected, String p50, String p99,
 			String expectedElapsed, String worstCaseElapsed) {
+
+		RetryPreview withWorstCaseElapsed(String worstCaseElapsed) {
+			return new RetryPreview(this.retry, this.ceiling, this.expected, this.p50, this.p99, this.expectedElapsed,
+					worstCaseElapsed);
+		}
+
 	}
 
 }

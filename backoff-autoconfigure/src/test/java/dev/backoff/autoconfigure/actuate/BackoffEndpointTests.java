@@ -87,7 +87,7 @@ class BackoffEndpointTests {
 			assertThat(quotes.methods().get("Quotes.fetch").settings().maxAttempts()).isEqualTo(1);
 			// The annotation's maxAttempts = "2" still wins for its method.
 			assertThat(quotes.methods().get("Quotes.fetchTwice").settings().maxAttempts()).isEqualTo(2);
-			assertThat(endpoint.preview("quotes").schedule()).isEmpty();
+			assertThat(preview(endpoint, "quotes").schedule()).isEmpty();
 			assertThat(endpoint.policies().policies().get("polling").changes()).isNull();
 			assertThat(endpoint.reset("quotes").getStatus()).isEqualTo(200);
 			assertThat(endpoint.policies().policies().get("quotes").changes()).isNull();
@@ -193,7 +193,7 @@ class BackoffEndpointTests {
 	@Test
 	void previewsTheScheduleOfAPolicy() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
-			PreviewDescriptor preview = context.getBean(BackoffEndpoint.class).preview("quotes");
+			PreviewDescriptor preview = preview(context.getBean(BackoffEndpoint.class), "quotes");
 			assertThat(preview).isNotNull();
 			assertThat(preview.samples()).isEqualTo(10_000);
 			assertThat(preview.schedule()).extracting(RetryPreview::ceiling)
@@ -213,7 +213,7 @@ class BackoffEndpointTests {
 	@Test
 	void previewsSampledPercentilesOfFullJitter() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
-			PreviewDescriptor preview = context.getBean(BackoffEndpoint.class).preview("defaults");
+			PreviewDescriptor preview = preview(context.getBean(BackoffEndpoint.class), "defaults");
 			assertThat(preview.schedule()).hasSize(2);
 			RetryPreview first = preview.schedule().get(0);
 			assertThat(first.ceiling()).isEqualTo("100ms");
@@ -227,9 +227,65 @@ class BackoffEndpointTests {
 	}
 
 	@Test
-	void answersNullForAnUnknownPolicySoThatTheWebLayerGives404() {
+	void answers404WithTheConfiguredPoliciesForAnUnknownPolicy() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			WebEndpointResponse<OperationResponseBody> response = context.getBean(BackoffEndpoint.class).preview("nope");
+			assertThat(response.getStatus()).isEqualTo(404);
+			assertThat(response.getBody()).isInstanceOfSatisfying(BackoffEndpoint.InvalidChangeDescriptor.class,
+					(body) -> assertThat(body.message())
+						.isEqualTo("No Backoff policy is named 'nope'; configured: defaults, quotes, polling"));
+		});
+	}
+
+	@Test
+	void previewsTheLongestWaitOfDecorrelatedJitterAsItsCeiling() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+					"backoff.policies.quotes.jitter=decorrelated")
+			.run((context) -> {
+				PreviewDescriptor preview = preview(context.getBean(BackoffEndpoint.class), "quotes");
+				// min(1s, 200ms x 3^n): what bounds each draw, never below the sampled p99.
+				assertThat(preview.schedule()).extracting(RetryPreview::ceiling)
+					.containsExactly("600ms", "1s", "1s", "1s");
+				assertThat(preview.schedule())
+					.allSatisfy((row) -> assertThat(millis(row.p99())).isLessThanOrEqualTo(millis(row.ceiling())));
+			});
+	}
+
+	@Test
+	void previewsAWorstCaseThatMaxElapsedBounds() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+					"backoff.policies.quotes.max-elapsed=1s")
+			.run((context) -> {
+				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+				PreviewDescriptor preview = preview(endpoint, "quotes");
+				assertThat(preview.worstCaseTotalDelay()).isEqualTo("1s");
+				assertThat(preview.schedule()).extracting(RetryPreview::worstCaseElapsed)
+					.containsExactly("200ms", "600ms", "1s", "1s");
+				assertThat(endpoint.policies().policies().get("quotes").worstCaseTotalDelay()).isEqualTo("1s");
+			});
+	}
+
+	@Test
+	void saysWhenThePreviewListsOnlyTheFirstRetries() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+					"backoff.policies.quotes.max-attempts=100")
+			.run((context) -> {
+				PreviewDescriptor preview = preview(context.getBean(BackoffEndpoint.class), "quotes");
+				assertThat(preview.retries()).isEqualTo(99);
+				assertThat(preview.schedule()).hasSize(BackoffEndpoint.MAX_PREVIEW_RETRIES);
+				assertThat(preview.listed()).isEqualTo("the first 50 of 99 retries; the worst case counts them all");
+			});
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff")
-			.run((context) -> assertThat(context.getBean(BackoffEndpoint.class).preview("nope")).isNull());
+			.run((context) -> assertThat(preview(context.getBean(BackoffEndpoint.class), "quotes").listed()).isNull());
+	}
+
+	private static PreviewDescriptor preview(BackoffEndpoint endpoint, String policy) {
+		WebEndpointResponse<OperationResponseBody> response = endpoint.preview(policy);
+		assertThat(response.getStatus()).isEqualTo(200);
+		return (PreviewDescriptor) response.getBody();
 	}
 
 	@Test

@@ -11,6 +11,7 @@ import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
 import dev.backoff.autoconfigure.BackoffOperation;
 import dev.backoff.autoconfigure.BackoffOperationSource;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PreviewDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -119,8 +120,8 @@ class SmallerDefectsTests {
 					"backoff.policies.quotes.max-attempts=10")
 			.run((context) -> {
 				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
-				assertThat(endpoint.preview("quotes").schedule()).hasSize(9)
-					.isSameAs(endpoint.preview("quotes").schedule());
+				assertThat(((PreviewDescriptor) endpoint.preview("quotes").getBody()).schedule()).hasSize(9)
+					.isSameAs(((PreviewDescriptor) endpoint.preview("quotes").getBody()).schedule());
 			});
 	}
 
