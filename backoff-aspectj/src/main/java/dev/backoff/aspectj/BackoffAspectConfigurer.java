@@ -108,7 +108,7 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 		if (operations != null) {
 			if (!aspectJ) {
 				throw new BackoffConfigurationException(MODE, ASPECTJ,
-						"needs AspectJ, but org.aspectj:aspectjweaver is not on the class path",
+						"needs AspectJ, and org.aspectj:aspectjweaver is not on the class path",
 						"Add org.aspectj:aspectjweaver and " + WEAVE + "; or set backoff.mode=proxy.");
 			}
 			if (!Weaving.isWoven()) {

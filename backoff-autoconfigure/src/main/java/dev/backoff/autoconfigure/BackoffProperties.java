@@ -257,7 +257,8 @@ public class BackoffProperties {
 
 		/**
 		 * Exception types to retry, matched along the cause chain. Unset: every Exception
-		 * (never an Error).
+		 * (never an Error); with spring-web present, HTTP failures by status (5xx, 408, 429 and
+		 * I/O errors retried, any other 4xx not) and other exceptions as without it.
 		 */
 		private @Nullable List<String> retryOn;
 

@@ -117,7 +117,7 @@ class BackoffAspectStartupTests {
 				assertThat(context).hasFailed();
 				BackoffConfigurationException failure = configurationFailure(context.getStartupFailure());
 				assertThat(failure.getRule())
-					.isEqualTo("needs AspectJ, but org.aspectj:aspectjweaver is not on the class path");
+					.isEqualTo("needs AspectJ, and org.aspectj:aspectjweaver is not on the class path");
 				FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
 				assertThat(analysis).isNotNull();
 				assertThat(analysis.getAction()).contains("-javaagent:aspectjweaver.jar").endsWith("set backoff.mode=proxy.");
