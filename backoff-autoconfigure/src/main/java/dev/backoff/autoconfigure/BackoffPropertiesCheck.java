@@ -77,7 +77,8 @@ final class BackoffPropertiesCheck {
 					"Give " + parent + " a single value.");
 		}
 		return new BackoffConfigurationException(name, first.getValue(),
-				"is not a Backoff setting" + others + "; the settings are listed in the README and the IDE completes them",
+				"is not a Backoff setting" + others
+						+ "; docs/configuration.md lists the settings, and the IDE completes them",
 				"Correct the key's spelling, or remove it.");
 	}
 

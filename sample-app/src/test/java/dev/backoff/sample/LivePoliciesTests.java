@@ -53,8 +53,8 @@ class LivePoliciesTests {
 
 	private static final String POLICY = "/actuator/backoff/downstream";
 
-	/** The answer shown in the README's "Live policies" section. */
-	private static final String README_ANSWER = """
+	/** The answer shown in docs/endpoint.md, section "Live policies". */
+	private static final String DOCUMENTED_ANSWER = """
 			{
 			  "policy": "downstream",
 			  "changes": {
@@ -114,7 +114,7 @@ class LivePoliciesTests {
 	void theChangeAnswersWithWhatChangedAndTheSettingsInForce() {
 		ResponseEntity<JsonNode> change = this.http.postJson(POLICY, "{\"maxAttempts\": 1}");
 		assertThat(change.getStatusCode()).isEqualTo(HttpStatus.OK);
-		assertThat(change.getBody()).isEqualTo(JsonMapper.shared().readTree(README_ANSWER));
+		assertThat(change.getBody()).isEqualTo(JsonMapper.shared().readTree(DOCUMENTED_ANSWER));
 		JsonNode listed = this.http.get("/actuator/backoff", JsonNode.class).getBody().get("policies");
 		assertThat(listed.get("downstream").get("changes"))
 			.isEqualTo(JsonMapper.shared().readTree("{\"maxAttempts\": {\"from\": 4, \"to\": 1}}"));
