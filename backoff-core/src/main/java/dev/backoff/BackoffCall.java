@@ -152,9 +152,11 @@ public final class BackoffCall {
 	 * set ({@code not_retryable}, {@code exhausted}, {@code nested}, {@code budget_exhausted}
 	 * or {@code timed_out}, decided in that order).
 	 *
-	 * <p>The wait is the next of the policy's delays, or the server's {@link RetryAfter} hint
-	 * when that is longer. Every failure worth a retry takes a token from the call's
-	 * {@link RetryBudget}, if it has one, even when no retry follows.
+	 * <p>The wait is the next of the policy's delays (drawn from its throttling schedule after
+	 * a failure the rules classify as {@link RetryRules#isThrottled throttling}), or the
+	 * server's {@link RetryAfter} hint when that is longer. Every failure worth a retry takes a
+	 * token from the call's {@link RetryBudget}, if it has one, even when no retry follows
+	 * (a throttling failure takes the budget's {@code throttleCost}).
 	 * @param failure the attempt's failure, or {@code null} for a result that asked for a retry
 	 * @return the wait, or {@code null} to end the call with {@link #end}
 	 */
@@ -163,7 +165,8 @@ public final class BackoffCall {
 		if (failure != null && !isRetryable(rules, failure)) {
 			return stop(Outcome.NOT_RETRYABLE);
 		}
-		boolean withinBudget = (this.budget == null) || this.budget.onFailure();
+		boolean throttled = failure != null && isThrottled(rules, failure);
+		boolean withinBudget = (this.budget == null) || this.budget.onFailure(throttled);
 		if (this.attempts >= this.policy.getSchedule().getMaxAttempts()) {
 			return stop(Outcome.EXHAUSTED);
 		}
@@ -173,7 +176,7 @@ public final class BackoffCall {
 		if (!withinBudget) {
 			return stop(Outcome.BUDGET_EXHAUSTED);
 		}
-		long delay = delays().nextNanos();
+		long delay = delays().nextNanos(throttled);
 		if (failure != null) {
 			long hint = retryAfterNanos(failure);
 			if (hint > this.policy.maxRetryAfterNanos()) {
@@ -310,6 +313,16 @@ public final class BackoffCall {
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
+			return false;
+		}
+	}
+
+	/** Whether a retried failure is throttling; a predicate that throws says it is not. */
+	private static boolean isThrottled(RetryRules rules, Throwable failure) {
+		try {
+			return rules.isThrottled(failure);
+		}
+		catch (RuntimeException ex) {
 			return false;
 		}
 	}

@@ -58,16 +58,29 @@ public final class BackoffDelays implements Iterator<Duration> {
 	 * @throws NoSuchElementException when every retry has been used
 	 */
 	public long nextNanos() {
+		return nextNanos(false);
+	}
+
+	/**
+	 * The wait before the next retry in nanoseconds, drawn from the schedule's
+	 * {@link BackoffSchedule#getThrottling() throttling schedule} when the failure before it
+	 * was classified as throttling and there is one; retries are counted across both.
+	 * @param throttled whether the failure before this retry was throttling
+	 * @return a delay in {@code [0, maxDelay]} of the schedule it is drawn from
+	 * @throws NoSuchElementException when every retry has been used
+	 */
+	public long nextNanos(boolean throttled) {
 		if (this.retry >= this.retries) {
 			throw new NoSuchElementException("All " + this.retries + " retries of BackoffSchedule[" + this.schedule + "] have been used");
 		}
 		this.retry++;
+		BackoffSchedule throttling = throttled ? this.schedule.getThrottling() : null;
+		BackoffSchedule from = (throttling != null) ? throttling : this.schedule;
 		// The schedule's own formula, not a running product: repeated multiplication drifts from
 		// baseDelay × multiplier^(n−1) by a nanosecond within a few retries (1.2 from 100ms: at the 4th).
-		long ceilingNanos = this.schedule.ceilingNanos(this.retry);
-		long delay = this.schedule.getJitter()
-			.delayNanos(ceilingNanos, this.previous, this.schedule.baseDelayNanos(), this.schedule.maxDelayNanos(),
-					this.random);
+		long ceilingNanos = from.ceilingNanos(this.retry);
+		long delay = from.getJitter()
+			.delayNanos(ceilingNanos, this.previous, from.baseDelayNanos(), from.maxDelayNanos(), this.random);
 		this.previous = delay;
 		return delay;
 	}

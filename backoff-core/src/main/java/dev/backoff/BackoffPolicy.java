@@ -63,7 +63,10 @@ public final class BackoffPolicy {
 		this.schedule = schedule;
 		this.rules = rules;
 		Duration maxRetryAfter = rules.getMaxRetryAfter();
-		this.maxRetryAfterNanos = (maxRetryAfter != null) ? maxRetryAfter.toNanos() : schedule.maxDelayNanos();
+		BackoffSchedule throttling = schedule.getThrottling();
+		// Unset: the longest cap the policy has, so that a throttling server's hint within it is honoured.
+		this.maxRetryAfterNanos = (maxRetryAfter != null) ? maxRetryAfter.toNanos()
+				: (throttling != null) ? throttling.maxDelayNanos() : schedule.maxDelayNanos();
 	}
 
 	/** @return a builder holding the defaults */
@@ -93,7 +96,7 @@ public final class BackoffPolicy {
 
 	/**
 	 * @return the longest server {@link RetryAfter} hint honoured: the one set, or else
-	 * {@code maxDelay}
+	 * {@code maxDelay} ({@code throttleMaxDelay} when the schedule has a throttling schedule)
 	 */
 	public Duration getMaxRetryAfter() {
 		return Duration.ofNanos(this.maxRetryAfterNanos);
@@ -129,6 +132,14 @@ public final class BackoffPolicy {
 
 		private final Set<Class<? extends Throwable>> abortOn = new LinkedHashSet<>();
 
+		private @Nullable Duration throttleBaseDelay;
+
+		private @Nullable Duration throttleMaxDelay;
+
+		private final Set<Class<? extends Throwable>> throttleOn = new LinkedHashSet<>();
+
+		private Predicate<? super Throwable> throttledByDefault = (failure) -> false;
+
 		private @Nullable Predicate<@Nullable Object> retryIfResult;
 
 		private Predicate<? super Throwable> retryableByDefault = Builder::isException;
@@ -153,6 +164,11 @@ public final class BackoffPolicy {
 			this.maxElapsed = rules.getMaxElapsed();
 			this.retryOn.addAll(rules.getRetryOn());
 			this.abortOn.addAll(rules.getAbortOn());
+			BackoffSchedule throttling = schedule.getThrottling();
+			this.throttleBaseDelay = (throttling != null) ? throttling.getBaseDelay() : null;
+			this.throttleMaxDelay = (throttling != null) ? throttling.getMaxDelay() : null;
+			this.throttleOn.addAll(rules.getThrottleOn());
+			this.throttledByDefault = rules.throttledByDefault();
 			this.retryIfResult = rules.getRetryIfResult();
 			this.retryableByDefault = rules.retryableByDefault();
 			this.retryOnException = rules.getRetryOnException();
@@ -244,6 +260,54 @@ public final class BackoffPolicy {
 		}
 
 		/**
+		 * Gives failures classified as throttling (see {@link #throttleOn}) a schedule of their
+		 * own: the same formula, attempts, multiplier and jitter with this base. AWS's SDKs use
+		 * 1 s after throttling against 50 ms after other transient errors.
+		 * @param throttleBaseDelay the first throttled retry's ceiling: at least {@code baseDelay};
+		 * {@code null} (the default) for throttled retries to follow the normal schedule
+		 * @return this builder
+		 */
+		public Builder throttleBaseDelay(@Nullable Duration throttleBaseDelay) {
+			this.throttleBaseDelay = throttleBaseDelay;
+			return this;
+		}
+
+		/**
+		 * @param throttleMaxDelay the cap of every throttled delay: at least
+		 * {@code throttleBaseDelay} and {@code maxDelay}; {@code null} (the default) for
+		 * {@code maxDelay}, or {@code throttleBaseDelay} when that is longer
+		 * @return this builder
+		 */
+		public Builder throttleMaxDelay(@Nullable Duration throttleMaxDelay) {
+			this.throttleMaxDelay = throttleMaxDelay;
+			return this;
+		}
+
+		/**
+		 * Classifies failures that are (or are caused by) one of these types as throttling; replaces
+		 * any given before. Their retries wait by the throttling schedule and take
+		 * {@link RetryBudget#getThrottleCost() less} from a retry budget. It does not make them
+		 * retryable: with {@link #retryOn} given, each must be a subtype of one of its types.
+		 * @param types failure types
+		 * @return this builder
+		 */
+		@SafeVarargs
+		public final Builder throttleOn(Class<? extends Throwable>... types) {
+			return replace(this.throttleOn, types);
+		}
+
+		/**
+		 * Decides which other failures are throttling. Default: none. The Spring integration
+		 * sets an HTTP-aware one when spring-web is present (429, and 503 with {@code Retry-After}).
+		 * @param predicate the test on a retried failure
+		 * @return this builder
+		 */
+		public Builder throttledByDefault(Predicate<? super Throwable> predicate) {
+			this.throttledByDefault = Objects.requireNonNull(predicate, "throttledByDefault must not be null");
+			return this;
+		}
+
+		/**
 		 * Retries while a successful attempt's result matches, e.g. a job still
 		 * {@code NOT_READY}. When attempts run out the last result is returned.
 		 * @param predicate the test on a result, or {@code null} for none
@@ -318,8 +382,9 @@ public final class BackoffPolicy {
 		 */
 		public BackoffPolicy build() {
 			return new BackoffPolicy(new BackoffSchedule(this.maxAttempts, this.baseDelay, this.maxDelay,
-					this.multiplier, this.jitter),
-					new RetryRules(this.retryOn, this.abortOn, this.retryableByDefault, this.retryOnException,
+					this.multiplier, this.jitter, this.throttleBaseDelay, this.throttleMaxDelay),
+					new RetryRules(this.retryOn, this.abortOn, this.throttleOn, this.throttledByDefault,
+							this.retryableByDefault, this.retryOnException,
 							this.retryIfResult,
 							this.retryAfter, this.maxRetryAfter, this.maxElapsed));
 		}

@@ -20,6 +20,13 @@ import org.jspecify.annotations.Nullable;
  * and every {@link #delays() sequence}. {@code Math.pow} is within one ulp of the exact
  * power and semi-monotonic by its contract, so the ceilings never decrease.
  *
+ * <p>A schedule may also have a {@link #getThrottling() throttling schedule}: the same formula
+ * with {@code throttleBaseDelay} and {@code throttleMaxDelay}, from which a retry after a
+ * failure classified as throttling draws its wait (the server asked for less load: AWS's SDKs
+ * wait from a 1 s base after throttling, 50 ms after other transient errors). The cap is
+ * applied before the jitter in both. Its delays are at least the normal ones retry by retry,
+ * so the worst case of a call is the throttling schedule's.
+ *
  * @see BackoffPolicy.Builder
  */
 public final class BackoffSchedule {
@@ -37,8 +44,11 @@ public final class BackoffSchedule {
 
 	private final Jitter jitter;
 
+	/** The schedule of retries after throttling, or {@code null} when they follow this one. */
+	private final @Nullable BackoffSchedule throttling;
+
 	BackoffSchedule(int maxAttempts, @Nullable Duration baseDelay, @Nullable Duration maxDelay, double multiplier,
-			@Nullable Jitter jitter) {
+			@Nullable Jitter jitter, @Nullable Duration throttleBaseDelay, @Nullable Duration throttleMaxDelay) {
 		if (maxAttempts < 1) {
 			throw new InvalidPolicyException("maxAttempts", maxAttempts,
 					"must be at least 1 (it counts every call, the first included)");
@@ -61,6 +71,46 @@ public final class BackoffSchedule {
 		this.maxDelayNanos = max.toNanos();
 		this.multiplier = multiplier;
 		this.jitter = jitter;
+		this.throttling = throttling(throttleBaseDelay, throttleMaxDelay);
+	}
+
+	/** A throttling schedule: no throttling of its own. */
+	private BackoffSchedule(BackoffSchedule normal, Duration base, Duration max) {
+		this.maxAttempts = normal.maxAttempts;
+		this.baseDelayNanos = base.toNanos();
+		this.maxDelayNanos = max.toNanos();
+		this.multiplier = normal.multiplier;
+		this.jitter = normal.jitter;
+		this.throttling = null;
+	}
+
+	private @Nullable BackoffSchedule throttling(@Nullable Duration base, @Nullable Duration max) {
+		if (base == null) {
+			if (max != null) {
+				throw new InvalidPolicyException("throttleMaxDelay", max, "needs {0} to be set too",
+						new InvalidPolicyException.Setting("throttleBaseDelay"));
+			}
+			return null;
+		}
+		requireDuration("throttleBaseDelay", base);
+		if (base.toNanos() < this.baseDelayNanos) {
+			throw new InvalidPolicyException("throttleBaseDelay", base,
+					"must be at least {0} ({1}): a retry after throttling waits longer than another",
+					new InvalidPolicyException.Setting("baseDelay"), getBaseDelay());
+		}
+		// Unset: the normal cap, or the throttling base when that is longer.
+		Duration cap = (max != null) ? requireDuration("throttleMaxDelay", max)
+				: (base.toNanos() > this.maxDelayNanos) ? base : getMaxDelay();
+		if (cap.compareTo(base) < 0) {
+			throw new InvalidPolicyException("throttleMaxDelay", cap, "must be at least {0} ({1})",
+					new InvalidPolicyException.Setting("throttleBaseDelay"), base);
+		}
+		if (cap.toNanos() < this.maxDelayNanos) {
+			throw new InvalidPolicyException("throttleMaxDelay", cap,
+					"must be at least {0} ({1}): a retry after throttling waits longer than another",
+					new InvalidPolicyException.Setting("maxDelay"), getMaxDelay());
+		}
+		return new BackoffSchedule(this, base, cap);
 	}
 
 	/**
@@ -111,6 +161,15 @@ public final class BackoffSchedule {
 	}
 
 	/**
+	 * @return the schedule that retries after a failure classified as throttling draw their
+	 * waits from ({@code throttleBaseDelay}, {@code throttleMaxDelay}, and this schedule's
+	 * attempts, multiplier and jitter), or {@code null} when they draw from this one
+	 */
+	public @Nullable BackoffSchedule getThrottling() {
+		return this.throttling;
+	}
+
+	/**
 	 * The ceiling of retry {@code n}: {@code min(maxDelay, baseDelay × multiplier^(n−1))}.
 	 * @param retry the retry number, from 1
 	 * @return the ceiling, in {@code [baseDelay, maxDelay]}
@@ -131,7 +190,9 @@ public final class BackoffSchedule {
 
 	/**
 	 * The largest total wait a call can spend before its last attempt: the sum of
-	 * {@link #longestDelay(int)} over every retry. Saturates at {@link BackoffPolicy#MAX_DURATION}.
+	 * {@link #longestDelay(int)} over every retry, of the {@link #getThrottling() throttling
+	 * schedule} when there is one (its delays are the longer). Saturates at
+	 * {@link BackoffPolicy#MAX_DURATION}.
 	 * @return the worst-case total wait
 	 */
 	public Duration worstCaseTotalDelay() {
@@ -140,11 +201,16 @@ public final class BackoffSchedule {
 
 	/**
 	 * The largest total wait before retry {@code retries}: the sum of {@link #longestDelay(int)}
-	 * over retries 1 to {@code retries}. Saturates at {@link BackoffPolicy#MAX_DURATION}.
+	 * over retries 1 to {@code retries}, of the throttling schedule when there is one.
+	 * Saturates at {@link BackoffPolicy#MAX_DURATION}.
 	 * @param retries the number of retries, from 0
 	 * @return the worst-case total wait of those retries
 	 */
 	public Duration worstCaseTotalDelay(int retries) {
+		return (this.throttling != null) ? this.throttling.worstCaseTotalDelay(retries) : ownWorstCase(retries);
+	}
+
+	private Duration ownWorstCase(int retries) {
 		int uncapped = Math.min(retries, firstCappedRetry() - 1);
 		long total = 0;
 		if (uncapped <= EXACT_TERMS) {
@@ -253,7 +319,9 @@ public final class BackoffSchedule {
 	@Override
 	public String toString() {
 		return "maxAttempts=" + this.maxAttempts + ", baseDelay=" + getBaseDelay() + ", maxDelay=" + getMaxDelay()
-				+ ", multiplier=" + this.multiplier + ", jitter=" + this.jitter;
+				+ ", multiplier=" + this.multiplier + ", jitter=" + this.jitter
+				+ ((this.throttling != null) ? ", throttleBaseDelay=" + this.throttling.getBaseDelay()
+						+ ", throttleMaxDelay=" + this.throttling.getMaxDelay() : "");
 	}
 
 }

@@ -24,6 +24,13 @@ import org.jspecify.annotations.Nullable;
  * {@code retryableByDefault} predicate decides (by default: every {@link Exception}, never an
  * {@link Error}). A predicate that throws is a bug in the predicate: see {@link #isRetryable}.
  *
+ * <p>A retried failure may also be {@link #isThrottled throttling}: the server asked for less
+ * load. Its wait then comes from the schedule's {@link BackoffSchedule#getThrottling()
+ * throttling schedule}, and it takes less from a {@link RetryBudget}. {@code throttleOn} names
+ * such failures; the {@code throttledByDefault} predicate decides the rest (by default none:
+ * the Spring integration classifies HTTP 429, and 503 with {@code Retry-After}). Throttling
+ * never makes a failure retryable that the rule above does not retry.
+ *
  * @see BackoffPolicy.Builder
  */
 public final class RetryRules {
@@ -31,6 +38,10 @@ public final class RetryRules {
 	private final Class<? extends Throwable>[] retryOn;
 
 	private final Class<? extends Throwable>[] abortOn;
+
+	private final Class<? extends Throwable>[] throttleOn;
+
+	private final Predicate<? super Throwable> throttledByDefault;
 
 	private final Predicate<? super Throwable> retryableByDefault;
 
@@ -45,6 +56,7 @@ public final class RetryRules {
 	private final @Nullable Duration maxElapsed;
 
 	RetryRules(Set<Class<? extends Throwable>> retryOn, Set<Class<? extends Throwable>> abortOn,
+			Set<Class<? extends Throwable>> throttleOn, Predicate<? super Throwable> throttledByDefault,
 			Predicate<? super Throwable> retryableByDefault, @Nullable Predicate<? super Throwable> retryOnException,
 			@Nullable Predicate<@Nullable Object> retryIfResult,
 			Function<? super Throwable, ? extends @Nullable Duration> retryAfter, @Nullable Duration maxRetryAfter,
@@ -61,6 +73,23 @@ public final class RetryRules {
 		}
 		this.retryOn = toArray("retryOn", retryOn);
 		this.abortOn = toArray("abortOn", abortOn);
+		this.throttleOn = toArray("throttleOn", throttleOn);
+		for (Class<? extends Throwable> type : this.throttleOn) {
+			for (Class<? extends Throwable> aborted : this.abortOn) {
+				if (aborted.isAssignableFrom(type)) {
+					throw new InvalidPolicyException("throttleOn", type.getName(),
+							"must not name a subtype of {0}, which {1} names: it is never retried", aborted.getName(),
+							new InvalidPolicyException.Setting("abortOn"));
+				}
+			}
+			if (this.retryOn.length > 0 && Arrays.stream(this.retryOn).noneMatch((retried) -> retried.isAssignableFrom(type))) {
+				throw new InvalidPolicyException("throttleOn", type.getName(),
+						"must name a subtype of a type that {0} names ({1}): throttling only changes how a retried failure waits",
+						new InvalidPolicyException.Setting("retryOn"),
+						String.join(", ", Arrays.stream(this.retryOn).map(Class::getName).toList()));
+			}
+		}
+		this.throttledByDefault = throttledByDefault;
 		for (Class<? extends Throwable> type : this.retryOn) {
 			if (abortOn.contains(type)) {
 				throw new InvalidPolicyException("abortOn", type.getName(), "must not name a type that {0} names too",
@@ -91,6 +120,11 @@ public final class RetryRules {
 	/** @return the failure types never to retry; they win over {@link #getRetryOn()} */
 	public Set<Class<? extends Throwable>> getAbortOn() {
 		return Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(this.abortOn)));
+	}
+
+	/** @return the failure types classified as throttling, besides those {@code throttledByDefault} accepts */
+	public Set<Class<? extends Throwable>> getThrottleOn() {
+		return Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(this.throttleOn)));
 	}
 
 	/**
@@ -137,6 +171,21 @@ public final class RetryRules {
 	}
 
 	/**
+	 * Whether a failure is throttling: the failure, or a cause, is an instance of a
+	 * {@code throttleOn} type, or the {@code throttledByDefault} predicate accepts it. Asked
+	 * only of failures that {@link #isRetryable} retries.
+	 * @param failure the failure of an attempt
+	 * @return {@code true} when its retry is to wait by the throttling schedule and cost the
+	 * budget's {@code throttleCost}
+	 * @throws RuntimeException what the {@code throttledByDefault} predicate throws; callers
+	 * read it as "not throttling"
+	 */
+	public boolean isThrottled(Throwable failure) {
+		return (this.throttleOn.length > 0 && matchesCauseChain(failure, this.throttleOn))
+				|| this.throttledByDefault.test(failure);
+	}
+
+	/**
 	 * Whether a result asks for another attempt.
 	 * @param result the result of an attempt
 	 * @return {@code true} when a result predicate is set and matches
@@ -158,6 +207,10 @@ public final class RetryRules {
 
 	Predicate<? super Throwable> retryableByDefault() {
 		return this.retryableByDefault;
+	}
+
+	Predicate<? super Throwable> throttledByDefault() {
+		return this.throttledByDefault;
 	}
 
 	Function<? super Throwable, ? extends @Nullable Duration> retryAfterSource() {
@@ -192,6 +245,7 @@ public final class RetryRules {
 		return ((this.maxElapsed != null) ? ", maxElapsed=" + this.maxElapsed : "")
 				+ ((this.retryOn.length > 0) ? ", retryOn=" + getRetryOn() : "")
 				+ ((this.abortOn.length > 0) ? ", abortOn=" + getAbortOn() : "")
+				+ ((this.throttleOn.length > 0) ? ", throttleOn=" + getThrottleOn() : "")
 				+ ((this.retryOnException != null) ? ", retryOnException=" + this.retryOnException : "")
 				+ ((this.retryIfResult != null) ? ", retryIfResult" : "")
 				+ ((this.maxRetryAfter != null) ? ", maxRetryAfter=" + this.maxRetryAfter : "");

@@ -47,19 +47,19 @@ class RetryBudgetTests {
 			budget.onFailure();
 		}
 		assertThat(budget.allowsRetries()).isFalse();
-		RetryBudget larger = budget.resize(100, 1);
+		RetryBudget larger = budget.resize(100, 1, RetryBudget.DEFAULT_THROTTLE_COST);
 		// 9 of 20 left is 45 %: 45 of 100, still below half, so retries stay stopped.
 		assertThat(larger.getTokens()).isEqualTo(45.0);
 		assertThat(larger.getMaxTokens()).isEqualTo(100.0);
 		assertThat(larger.getTokenRatio()).isEqualTo(1.0);
 		assertThat(larger.allowsRetries()).isFalse();
 		assertThat(budget.getTokens()).isEqualTo(9.0);
-		assertThat(RetryBudget.of(20, 0.5).resize(8, 0.5).getTokens()).isEqualTo(8.0);
+		assertThat(RetryBudget.of(20, 0.5).resize(8, 0.5, 0.5).getTokens()).isEqualTo(8.0);
 	}
 
 	@Test
 	void resizeValidatesTheNewSettings() {
-		assertThatExceptionOfType(InvalidPolicyException.class).isThrownBy(() -> RetryBudget.defaults().resize(0.5, 0.1))
+		assertThatExceptionOfType(InvalidPolicyException.class).isThrownBy(() -> RetryBudget.defaults().resize(0.5, 0.1, 0.5))
 			.satisfies((ex) -> assertThat(ex.getSetting()).isEqualTo("budget.maxTokens"));
 	}
 
