@@ -12,6 +12,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.NanoClock;
 import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
+import dev.backoff.autoconfigure.web.BackoffHttp;
 import dev.backoff.autoconfigure.web.HttpFailures;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -190,6 +191,12 @@ public final class BackoffAutoConfiguration {
 			BackoffPropertiesCheck.check(environment);
 			return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(),
 					HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)), beanFactory);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		BackoffHttp backoffHttp(BackoffOperationSource operations) {
+			return new BackoffHttp(operations);
 		}
 
 	}

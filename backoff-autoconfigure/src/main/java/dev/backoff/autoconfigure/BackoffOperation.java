@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
- * The resolved {@code @Backoff} of one method on one target class: its policy name, its
+ * The resolved {@code @Backoff} of one method on one target class (or the requests of one
+ * HTTP method through a {@code BackoffHttp} client, named like {@code downstream GET}): its policy name, its
  * effective policy (after inheritance and the annotation's settings), the policy's retry
  * budget, and how its return type is retried. Resolved once by {@link BackoffOperationSource}
  * and used on every call, by the proxies' interceptor and by the AspectJ aspect alike.
@@ -39,9 +40,11 @@ public final class BackoffOperation {
 
 	private final String policyName;
 
-	private final Method method;
+	/** {@code null} for an HTTP client's operation. */
+	private final @Nullable Method method;
 
-	private final Class<?> targetClass;
+	/** {@code null} for an HTTP client's operation. */
+	private final @Nullable Class<?> targetClass;
 
 	/** Replaced whole when the named policy changes; read once per call. */
 	private volatile State state;
@@ -81,9 +84,27 @@ public final class BackoffOperation {
 			BackoffProperties.@Nullable Policy annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
 			@Nullable Fallback fallback, BackoffExecutor executor, ScheduledExecutorService scheduler,
 			Function<BackoffOperation, BackoffListener> listeners, @Nullable BackoffObservations observations) {
+		this(policyName, method, targetClass, null, state, annotated, retryIf, invoker, fallback, executor, scheduler,
+				listeners, observations);
+	}
+
+	/** An HTTP client's operation: no method, a name for one. */
+	BackoffOperation(String policyName, String name, State state, Invoker invoker, BackoffExecutor executor,
+			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
+			@Nullable BackoffObservations observations) {
+		this(policyName, null, null, name, state, null, null, invoker, null, executor, scheduler, listeners,
+				observations);
+	}
+
+	private BackoffOperation(String policyName, @Nullable Method method, @Nullable Class<?> targetClass,
+			@Nullable String methodTag, State state,
+			BackoffProperties.@Nullable Policy annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
+			@Nullable Fallback fallback, BackoffExecutor executor, ScheduledExecutorService scheduler,
+			Function<BackoffOperation, BackoffListener> listeners, @Nullable BackoffObservations observations) {
 		this.policyName = policyName;
 		this.method = method;
 		this.targetClass = targetClass;
+		this.methodTag = methodTag;
 		this.state = state;
 		this.annotated = annotated;
 		this.retryIf = retryIf;
@@ -102,13 +123,13 @@ public final class BackoffOperation {
 		return this.policyName;
 	}
 
-	/** @return the annotated method */
-	public Method getMethod() {
+	/** @return the annotated method, or {@code null} for an HTTP client's operation */
+	public @Nullable Method getMethod() {
 		return this.method;
 	}
 
-	/** @return the class of the bean whose method it is */
-	public Class<?> getTargetClass() {
+	/** @return the class of the bean whose method it is, or {@code null} for an HTTP client's operation */
+	public @Nullable Class<?> getTargetClass() {
 		return this.targetClass;
 	}
 
@@ -146,13 +167,15 @@ public final class BackoffOperation {
 	}
 
 	/**
-	 * @return {@code SimpleClassName.methodName}: the {@code method} tag of the metrics,
-	 * bounded by the number of annotated methods
+	 * @return {@code SimpleClassName.methodName}, or for an HTTP client's operation the policy
+	 * name and the HTTP method ({@code downstream GET}): the {@code method} tag of the metrics,
+	 * bounded by the number of annotated methods and clients
 	 */
 	public String getMethodTag() {
 		String methodTag = this.methodTag;
 		if (methodTag == null) {
-			// Racy but idempotent: every thread computes the same immutable string.
+			// Racy but idempotent: every thread computes the same immutable string. Never null
+			// here: an HTTP client's operation is made with its tag.
 			methodTag = this.targetClass.getSimpleName() + "." + this.method.getName();
 			this.methodTag = methodTag;
 		}

@@ -68,6 +68,9 @@ public class BackoffOperationSource {
 
 	private final Map<MethodClassKey, Object> cache = new ConcurrentHashMap<>(1024);
 
+	/** The operations of HTTP clients, by name and return type. */
+	private final Map<List<Object>, BackoffOperation> clients = new ConcurrentHashMap<>();
+
 	private final BackoffPolicies policies;
 
 	private final BackoffExecutor executor;
@@ -133,6 +136,7 @@ public class BackoffOperationSource {
 				all.add(operation);
 			}
 		}
+		all.addAll(this.clients.values());
 		return all;
 	}
 
@@ -159,6 +163,33 @@ public class BackoffOperationSource {
 			}
 		}
 		return (cached != NONE) ? (BackoffOperation) cached : null;
+	}
+
+	/**
+	 * The operation of calls that are not a method's: an HTTP client's requests of one HTTP
+	 * method, say. Made on the first request and cached; it runs under the named policy as it
+	 * is then and after every change, with the policy's budget, meters and observations.
+	 * @param policyName a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @param name the {@code method} tag and key, bounded, such as {@code downstream GET}
+	 * @param returnType what each call returns, which decides how it is retried, as a method's
+	 * return type does ({@code Mono} for a reactive client)
+	 * @return the operation
+	 * @throws BackoffConfigurationException if there is no such policy
+	 */
+	public BackoffOperation getOperation(String policyName, String name, Class<?> returnType) {
+		List<Object> key = List.of(name, returnType);
+		BackoffOperation operation = this.clients.get(key);
+		if (operation != null) {
+			return operation;
+		}
+		synchronized (this.changes) {
+			return this.clients.computeIfAbsent(key, (absent) -> {
+				String where = " on " + name;
+				return new BackoffOperation(policyName, name,
+						state(this.policies.snapshot(), policyName, null, null, where), invoker(returnType, where),
+						this.executor, this.scheduler, this.listeners, this.observations);
+			});
+		}
 	}
 
 	/**
@@ -220,7 +251,7 @@ public class BackoffOperationSource {
 			for (BackoffOperation operation : getAll()) {
 				if (current.differs(operation.getPolicyName(), next)) {
 					states.put(operation, state(next, operation.getPolicyName(), operation.getAnnotated(),
-							operation.getRetryIf(), where(operation.getTargetClass(), operation.getMethod())));
+							operation.getRetryIf(), " on " + operation.getMethodTag()));
 				}
 			}
 			// Everything is valid: only now is any of it put in place.
@@ -307,7 +338,7 @@ public class BackoffOperationSource {
 					"Add backoff.policies." + policyName + " to the configuration"
 							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
 		}
-		BackoffOperation.Invoker invoker = invoker(method, where);
+		BackoffOperation.Invoker invoker = invoker(method.getReturnType(), where);
 		BackoffProperties.Policy settings = settings(backoff, where);
 		String retryIf = resolve("retryIf", backoff.retryIf(), where);
 		Predicate<@Nullable Object> retryIfResult = StringUtils.hasText(retryIf)
@@ -376,8 +407,7 @@ public class BackoffOperationSource {
 		}
 	}
 
-	private BackoffOperation.Invoker invoker(Method method, String where) {
-		Class<?> type = method.getReturnType();
+	private BackoffOperation.Invoker invoker(Class<?> type, String where) {
 		if (CompletionStage.class.isAssignableFrom(type)) {
 			if (type != CompletionStage.class && type != CompletableFuture.class) {
 				throw unsupported(type, where);

@@ -95,6 +95,16 @@ public final class BackoffPolicies {
 		return this.current.getBudget(name);
 	}
 
+	/**
+	 * @param name a policy name, or {@value #DEFAULTS}
+	 * @return whether HTTP clients of the policy retry POST and PATCH requests without an
+	 * {@code Idempotency-Key} header ({@code retry-non-idempotent}); false for no such policy
+	 */
+	public boolean isRetryNonIdempotent(String name) {
+		Entry entry = this.current.entries.get(name);
+		return entry != null && entry.retryNonIdempotent();
+	}
+
 	/** @return the names under {@code backoff.policies}, in configuration order */
 	public Set<String> getNames() {
 		return this.current.getNames();
@@ -253,19 +263,20 @@ public final class BackoffPolicies {
 		BackoffPolicy policy = PolicyMerge.policy(this.base, levels, this.classLoader, this.expressions, name);
 		// A fresh bucket for every policy, even one whose budget settings all come from backoff.defaults.
 		RetryBudget budget = PolicyMerge.budget(levels);
-		Map<String, @Nullable Object> settings = settings(policy, budget);
+		boolean retryNonIdempotent = PolicyMerge.retryNonIdempotent(levels);
+		Map<String, @Nullable Object> settings = settings(policy, budget, retryNonIdempotent);
 		Map<String, @Nullable Object> configured = levels.equals(configuredLevels) ? settings
 				: settings(PolicyMerge.policy(this.base, configuredLevels, this.classLoader, this.expressions, name),
-						PolicyMerge.budget(configuredLevels));
+						PolicyMerge.budget(configuredLevels), PolicyMerge.retryNonIdempotent(configuredLevels));
 		Entry old = (previous != null) ? previous.entries.get(name) : null;
 		if (old == null) {
-			return new Entry(policy, budget, levels, settings, configured);
+			return new Entry(policy, budget, retryNonIdempotent, levels, settings, configured);
 		}
 		if (old.settings().equals(settings)) {
 			// Unchanged: the same objects, so that the methods of the policy keep theirs.
-			return new Entry(old.policy(), old.budget(), levels, settings, configured);
+			return new Entry(old.policy(), old.budget(), retryNonIdempotent, levels, settings, configured);
 		}
-		return new Entry(policy, carry(old.budget(), budget), levels, settings, configured);
+		return new Entry(policy, carry(old.budget(), budget), retryNonIdempotent, levels, settings, configured);
 	}
 
 	/**
@@ -276,15 +287,18 @@ public final class BackoffPolicies {
 		if (old == null || fresh == null) {
 			return fresh;
 		}
-		if (old.getMaxTokens() == fresh.getMaxTokens() && old.getTokenRatio() == fresh.getTokenRatio()) {
+		if (old.getMaxTokens() == fresh.getMaxTokens() && old.getTokenRatio() == fresh.getTokenRatio()
+				&& old.getThrottleCost() == fresh.getThrottleCost()) {
 			return old;
 		}
-		return old.resize(fresh.getMaxTokens(), fresh.getTokenRatio());
+		return old.resize(fresh.getMaxTokens(), fresh.getTokenRatio(), fresh.getThrottleCost());
 	}
 
 	/** A policy's settings by Java property name, valued as the YAML writes them: what a change compares. */
-	private static Map<String, @Nullable Object> settings(BackoffPolicy policy, @Nullable RetryBudget budget) {
+	private static Map<String, @Nullable Object> settings(BackoffPolicy policy, @Nullable RetryBudget budget,
+			boolean retryNonIdempotent) {
 		BackoffSchedule schedule = policy.getSchedule();
+		BackoffSchedule throttling = schedule.getThrottling();
 		RetryRules rules = policy.getRules();
 		Map<String, @Nullable Object> settings = new LinkedHashMap<>();
 		settings.put("maxAttempts", schedule.getMaxAttempts());
@@ -298,10 +312,15 @@ public final class BackoffPolicies {
 		settings.put("abortOn", rules.getAbortOn().stream().map(Class::getName).toList());
 		settings.put("retryOnException",
 				(rules.getRetryOnException() != null) ? String.valueOf(rules.getRetryOnException()) : null);
+		settings.put("throttleBaseDelay", (throttling != null) ? PolicyMerge.format(throttling.getBaseDelay()) : null);
+		settings.put("throttleMaxDelay", (throttling != null) ? PolicyMerge.format(throttling.getMaxDelay()) : null);
+		settings.put("throttleOn", rules.getThrottleOn().stream().map(Class::getName).toList());
+		settings.put("retryNonIdempotent", retryNonIdempotent);
 		settings.put("budget.enabled", budget != null);
 		if (budget != null) {
 			settings.put("budget.maxTokens", budget.getMaxTokens());
 			settings.put("budget.tokenRatio", budget.getTokenRatio());
+			settings.put("budget.throttleCost", budget.getThrottleCost());
 		}
 		return Collections.unmodifiableMap(settings);
 	}
@@ -393,10 +412,12 @@ public final class BackoffPolicies {
 	 * @param policy the policy in force
 	 * @param budget its retry budget, or {@code null} for none
 	 * @param levels the settings it was merged from, the changes made at run time included
-	 * @param settings its settings, as {@link #settings(BackoffPolicy, RetryBudget)} lists them
+	 * @param retryNonIdempotent whether its HTTP clients retry POST and PATCH without an Idempotency-Key
+	 * @param settings its settings, as {@link #settings(BackoffPolicy, RetryBudget, boolean)} lists them
 	 * @param configured the settings its configuration alone gives
 	 */
-	private record Entry(BackoffPolicy policy, @Nullable RetryBudget budget, List<PolicyMerge.Level> levels,
+	private record Entry(BackoffPolicy policy, @Nullable RetryBudget budget, boolean retryNonIdempotent,
+			List<PolicyMerge.Level> levels,
 			Map<String, @Nullable Object> settings, Map<String, @Nullable Object> configured) {
 	}
 

@@ -282,6 +282,34 @@ public class BackoffProperties {
 		private @Nullable Duration maxRetryAfter;
 
 		/**
+		 * First ceiling of the retries after a failure classified as throttling (HTTP 429,
+		 * 503 with Retry-After, or a throttle-on type): they wait by the same formula from this
+		 * base, as AWS's SDKs wait from 1s after throttling. At least base-delay. Unset:
+		 * throttled retries wait by the normal schedule.
+		 */
+		private @Nullable Duration throttleBaseDelay;
+
+		/**
+		 * Cap of every wait after throttling; at least throttle-base-delay and max-delay.
+		 * Default: max-delay, or throttle-base-delay when that is longer.
+		 */
+		private @Nullable Duration throttleMaxDelay;
+
+		/**
+		 * Exception types classified as throttling, matched along the cause chain, besides
+		 * HTTP 429 and 503 with Retry-After when spring-web is present. Their retries wait by
+		 * the throttling schedule and cost budget.throttle-cost; they are not made retryable.
+		 */
+		private @Nullable List<String> throttleOn;
+
+		/**
+		 * Whether an HTTP client (BackoffHttp) retries POST and PATCH requests that carry no
+		 * Idempotency-Key header. Default false: they may have taken effect before failing, so
+		 * only GET, HEAD, OPTIONS, PUT, DELETE, TRACE and keyed requests are retried.
+		 */
+		private @Nullable Boolean retryNonIdempotent;
+
+		/**
 		 * Retry budget shared by every call of the policy: stops retries while the dependency
 		 * fails for everyone.
 		 */
@@ -367,6 +395,38 @@ public class BackoffProperties {
 			this.maxRetryAfter = maxRetryAfter;
 		}
 
+		public @Nullable Duration getThrottleBaseDelay() {
+			return this.throttleBaseDelay;
+		}
+
+		public void setThrottleBaseDelay(@Nullable Duration throttleBaseDelay) {
+			this.throttleBaseDelay = throttleBaseDelay;
+		}
+
+		public @Nullable Duration getThrottleMaxDelay() {
+			return this.throttleMaxDelay;
+		}
+
+		public void setThrottleMaxDelay(@Nullable Duration throttleMaxDelay) {
+			this.throttleMaxDelay = throttleMaxDelay;
+		}
+
+		public @Nullable List<String> getThrottleOn() {
+			return this.throttleOn;
+		}
+
+		public void setThrottleOn(@Nullable List<String> throttleOn) {
+			this.throttleOn = throttleOn;
+		}
+
+		public @Nullable Boolean getRetryNonIdempotent() {
+			return this.retryNonIdempotent;
+		}
+
+		public void setRetryNonIdempotent(@Nullable Boolean retryNonIdempotent) {
+			this.retryNonIdempotent = retryNonIdempotent;
+		}
+
 		public Budget getBudget() {
 			return this.budget;
 		}
@@ -398,6 +458,21 @@ public class BackoffProperties {
 		 * earn back one failure.
 		 */
 		private @Nullable Double tokenRatio;
+
+		/**
+		 * Share of a token that a failure classified as throttling takes (more than 0, at
+		 * most 1): the server asked for the retry, so it costs less. Default 0.357, AWS's 5
+		 * tokens for a throttled retry against 14 for any other.
+		 */
+		private @Nullable Double throttleCost;
+
+		public @Nullable Double getThrottleCost() {
+			return this.throttleCost;
+		}
+
+		public void setThrottleCost(@Nullable Double throttleCost) {
+			this.throttleCost = throttleCost;
+		}
 
 		public @Nullable Boolean getEnabled() {
 			return this.enabled;

@@ -61,6 +61,10 @@ final class PolicyMerge {
 					(names) -> builder.retryOn(types(level.where("retryOn"), names, classLoader)));
 			merge.map(i, "abortOn", settings.getAbortOn(),
 					(names) -> builder.abortOn(types(level.where("abortOn"), names, classLoader)));
+			merge.map(i, "throttleBaseDelay", settings.getThrottleBaseDelay(), builder::throttleBaseDelay);
+			merge.map(i, "throttleMaxDelay", settings.getThrottleMaxDelay(), builder::throttleMaxDelay);
+			merge.map(i, "throttleOn", settings.getThrottleOn(),
+					(names) -> builder.throttleOn(types(level.where("throttleOn"), names, classLoader)));
 			merge.map(i, "retryOnException", settings.getRetryOnException(), (text) -> builder
 				.retryOnException(expressions.retryOnException(text, level.where("retryOnException"), name)));
 		}
@@ -75,7 +79,7 @@ final class PolicyMerge {
 	/**
 	 * @param levels the settings, least specific first; only YAML levels set a budget
 	 * @return a new retry budget, or {@code null} when the levels leave it off: on when
-	 * {@code enabled} is true, or when {@code max-tokens} or {@code token-ratio} is set and
+	 * {@code enabled} is true, or when {@code max-tokens}, {@code token-ratio} or {@code throttle-cost} is set and
 	 * {@code enabled} is not false
 	 * @throws BackoffConfigurationException naming the setting at fault where it was given
 	 */
@@ -87,20 +91,37 @@ final class PolicyMerge {
 			merge.map(i, "budget.enabled", settings.getEnabled(), budget::setEnabled);
 			merge.map(i, "budget.maxTokens", settings.getMaxTokens(), budget::setMaxTokens);
 			merge.map(i, "budget.tokenRatio", settings.getTokenRatio(), budget::setTokenRatio);
+			merge.map(i, "budget.throttleCost", settings.getThrottleCost(), budget::setThrottleCost);
 		}
 		Boolean enabled = budget.getEnabled();
 		Double maxTokens = budget.getMaxTokens();
 		Double tokenRatio = budget.getTokenRatio();
-		if ((enabled != null) ? !enabled : (maxTokens == null && tokenRatio == null)) {
+		Double throttleCost = budget.getThrottleCost();
+		if ((enabled != null) ? !enabled : (maxTokens == null && tokenRatio == null && throttleCost == null)) {
 			return null;
 		}
 		try {
 			return RetryBudget.of((maxTokens != null) ? maxTokens : RetryBudget.DEFAULT_MAX_TOKENS,
-					(tokenRatio != null) ? tokenRatio : RetryBudget.DEFAULT_TOKEN_RATIO);
+					(tokenRatio != null) ? tokenRatio : RetryBudget.DEFAULT_TOKEN_RATIO,
+					(throttleCost != null) ? throttleCost : RetryBudget.DEFAULT_THROTTLE_COST);
 		}
 		catch (InvalidPolicyException ex) {
 			throw merge.rejected(ex);
 		}
+	}
+
+	/**
+	 * @param levels the settings, least specific first
+	 * @return whether HTTP clients retry POST and PATCH requests without an Idempotency-Key:
+	 * the most specific level's {@code retry-non-idempotent}, false when none sets it
+	 */
+	static boolean retryNonIdempotent(List<Level> levels) {
+		boolean retry = false;
+		for (Level level : levels) {
+			Boolean value = level.settings().getRetryNonIdempotent();
+			retry = (value != null) ? value : retry;
+		}
+		return retry;
 	}
 
 	private <T> void map(int level, String setting, @Nullable T value, Consumer<T> to) {

@@ -312,7 +312,7 @@ class BackoffOverloadSafetyTests {
 	void aPolicysBudgetIsKeptBesideThePolicyValue() {
 		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=4").run((context) -> {
 			BackoffPolicies policies = context.getBean(BackoffPolicies.class);
-			assertThat(policies.getBudget("remote")).hasToString("RetryBudget[maxTokens=4.0, tokenRatio=0.1, tokens=4.0]");
+			assertThat(policies.getBudget("remote")).hasToString("RetryBudget[maxTokens=4.0, tokenRatio=0.1, throttleCost=0.357, tokens=4.0]");
 			assertThat(policies.get("remote").toString()).doesNotContain("budget");
 		});
 	}

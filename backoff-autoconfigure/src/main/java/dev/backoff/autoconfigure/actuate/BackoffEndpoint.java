@@ -65,7 +65,8 @@ public class BackoffEndpoint {
 
 	/** The settings a change may name, as the write operation's parameters. */
 	private static final List<String> SETTINGS = List.of("maxAttempts", "baseDelay", "maxDelay", "multiplier",
-			"jitter", "maxElapsed", "maxRetryAfter", "budgetEnabled", "budgetMaxTokens", "budgetTokenRatio");
+			"jitter", "maxElapsed", "maxRetryAfter", "throttleBaseDelay", "throttleMaxDelay", "retryNonIdempotent",
+			"budgetEnabled", "budgetMaxTokens", "budgetTokenRatio", "budgetThrottleCost");
 
 	private final BackoffOperationSource operations;
 
@@ -121,10 +122,15 @@ public class BackoffEndpoint {
 	 * @param jitter {@code none}, {@code full}, {@code equal} or {@code decorrelated}
 	 * @param maxElapsed the budget for attempts plus waits, such as {@code 30s}
 	 * @param maxRetryAfter the longest {@code Retry-After} to honour, such as {@code 10s}
+	 * @param throttleBaseDelay the first ceiling after throttling, such as {@code 1s}
+	 * @param throttleMaxDelay the cap of every wait after throttling, such as {@code 20s}
+	 * @param retryNonIdempotent whether HTTP clients retry POST and PATCH without an
+	 * {@code Idempotency-Key}
 	 * @param budgetEnabled whether the policy has a retry budget ({@code budget.enabled})
 	 * @param budgetMaxTokens the budget's size ({@code budget.maxTokens}); a new size keeps the
 	 * fraction of tokens left
 	 * @param budgetTokenRatio the tokens a success gives back ({@code budget.tokenRatio})
+	 * @param budgetThrottleCost the share of a token a throttled failure takes ({@code budget.throttleCost})
 	 * @return 200 with what changed and the settings in force; 400 naming the property, the
 	 * value and the rule, when nothing changed; 404 when there is no such policy
 	 */
@@ -132,7 +138,9 @@ public class BackoffEndpoint {
 	public WebEndpointResponse<OperationResponseBody> change(@Selector String policy, @Nullable String maxAttempts,
 			@Nullable String baseDelay, @Nullable String maxDelay, @Nullable String multiplier,
 			@Nullable String jitter, @Nullable String maxElapsed, @Nullable String maxRetryAfter,
-			@Nullable String budgetEnabled, @Nullable String budgetMaxTokens, @Nullable String budgetTokenRatio) {
+			@Nullable String throttleBaseDelay, @Nullable String throttleMaxDelay, @Nullable String retryNonIdempotent,
+			@Nullable String budgetEnabled, @Nullable String budgetMaxTokens, @Nullable String budgetTokenRatio,
+			@Nullable String budgetThrottleCost) {
 		if (this.operations.getPolicies().get(policy) == null) {
 			return unknown(policy);
 		}
@@ -144,10 +152,14 @@ public class BackoffEndpoint {
 		put(settings, "jitter", jitter);
 		put(settings, "maxElapsed", maxElapsed);
 		put(settings, "maxRetryAfter", maxRetryAfter);
+		put(settings, "throttleBaseDelay", throttleBaseDelay);
+		put(settings, "throttleMaxDelay", throttleMaxDelay);
+		put(settings, "retryNonIdempotent", retryNonIdempotent);
 		// Flat keys: Actuator reads a request body as one JSON object of strings, so no nested "budget".
 		put(settings, "budget.enabled", budgetEnabled);
 		put(settings, "budget.maxTokens", budgetMaxTokens);
 		put(settings, "budget.tokenRatio", budgetTokenRatio);
+		put(settings, "budget.throttleCost", budgetThrottleCost);
 		if (settings.isEmpty()) {
 			return invalid(policy, "the body names no setting to change; give one or more of "
 					+ String.join(", ", SETTINGS) + ", as JSON such as {\"maxAttempts\": 1}");
@@ -178,8 +190,7 @@ public class BackoffEndpoint {
 			Map<String, Map<String, SettingChange>> changes) {
 		BackoffPolicies policies = this.operations.getPolicies();
 		BackoffPolicy found = policies.get(policy);
-		return new WebEndpointResponse<>(new ChangeDescriptor(policy, changes,
-				SettingsDescriptor.of(found, policies.getBudget(policy))));
+		return new WebEndpointResponse<>(new ChangeDescriptor(policy, changes, settings(policy, found)));
 	}
 
 	private WebEndpointResponse<OperationResponseBody> unknown(String policy) {
@@ -201,20 +212,25 @@ public class BackoffEndpoint {
 		}
 	}
 
+	/** A policy's settings in force, with the named policy's budget and HTTP settings. */
+	private SettingsDescriptor settings(String name, BackoffPolicy policy) {
+		BackoffPolicies policies = this.operations.getPolicies();
+		return SettingsDescriptor.of(policy, policies.getBudget(name), policies.isRetryNonIdempotent(name));
+	}
+
 	private PolicyDescriptor describe(String name, BackoffPolicy policy) {
-		RetryBudget budget = this.operations.getPolicies().getBudget(name);
 		Map<String, MethodDescriptor> methods = new TreeMap<>();
 		for (BackoffOperation operation : this.operations.getAll()) {
 			if (operation.getPolicyName().equals(name)) {
 				BackoffPolicy own = operation.getPolicy();
 				methods.put(operation.getMethodTag(),
-						new MethodDescriptor(SettingsDescriptor.of(own, budget),
+						new MethodDescriptor(settings(name, own),
 								rounded(worstCaseTotalDelay(own)), operation.getFallbackName(),
 								(this.counts != null) ? this.counts.get(operation) : null));
 			}
 		}
 		Map<String, SettingChange> changes = this.operations.getPolicies().getChanges(name);
-		return new PolicyDescriptor(SettingsDescriptor.of(policy, budget), changes.isEmpty() ? null : changes,
+		return new PolicyDescriptor(settings(name, policy), changes.isEmpty() ? null : changes,
 				rounded(worstCaseTotalDelay(policy)), methods);
 	}
 
@@ -225,20 +241,27 @@ public class BackoffEndpoint {
 				: String.format(Locale.ROOT,
 						"after a total wait T the next ceiling is base-delay + %.2f x T: each wait is about %.0f%% of the time already waited",
 						schedule.getMultiplier() - 1, (schedule.getMultiplier() - 1) * 100);
-		List<RetryPreview> retries = this.previews.computeIfAbsent(schedule, BackoffEndpoint::retries);
 		Duration maxElapsed = policy.getRules().getMaxElapsed();
-		if (maxElapsed != null) {
-			// No call waits past max-elapsed: a worst case beyond it cannot happen.
-			retries = retries.stream()
-				.map((retry) -> (schedule.worstCaseTotalDelay(retry.retry()).compareTo(maxElapsed) <= 0) ? retry
-						: retry.withWorstCaseElapsed(rounded(maxElapsed)))
-				.toList();
-		}
+		List<RetryPreview> retries = schedule(schedule, maxElapsed);
+		BackoffSchedule throttling = schedule.getThrottling();
 		int total = schedule.getMaxRetries();
 		String listed = (total > retries.size())
 				? "the first " + retries.size() + " of " + total + " retries; the worst case counts them all" : null;
-		return new PreviewDescriptor(name, SettingsDescriptor.of(policy, this.operations.getPolicies().getBudget(name)),
-				rounded(worstCaseTotalDelay(policy)), growth, SAMPLES, total, listed, retries);
+		return new PreviewDescriptor(name, settings(name, policy), rounded(worstCaseTotalDelay(policy)), growth,
+				SAMPLES, total, listed, retries, (throttling != null) ? schedule(throttling, maxElapsed) : null);
+	}
+
+	/** A schedule's sampled retries, its worst case never past max-elapsed. */
+	private List<RetryPreview> schedule(BackoffSchedule schedule, @Nullable Duration maxElapsed) {
+		List<RetryPreview> retries = this.previews.computeIfAbsent(schedule, BackoffEndpoint::retries);
+		if (maxElapsed == null) {
+			return retries;
+		}
+		// No call waits past max-elapsed: a worst case beyond it cannot happen.
+		return retries.stream()
+			.map((retry) -> (schedule.worstCaseTotalDelay(retry.retry()).compareTo(maxElapsed) <= 0) ? retry
+					: retry.withWorstCaseElapsed(rounded(maxElapsed)))
+			.toList();
 	}
 
 	/** The largest total wait of a call: every retry's longest wait, but never past max-elapsed. */
@@ -325,10 +348,12 @@ public class BackoffEndpoint {
 	public record SettingsDescriptor(int maxAttempts, String baseDelay, String maxDelay, double multiplier,
 			String jitter, @Nullable String maxElapsed, List<String> retryOn, List<String> abortOn,
 			@Nullable String retryOnException, boolean retryIf,
-			String maxRetryAfter, @Nullable BudgetDescriptor budget) {
+			String maxRetryAfter, @Nullable String throttleBaseDelay, @Nullable String throttleMaxDelay,
+			List<String> throttleOn, boolean retryNonIdempotent, @Nullable BudgetDescriptor budget) {
 
-		static SettingsDescriptor of(BackoffPolicy policy, @Nullable RetryBudget budget) {
+		static SettingsDescriptor of(BackoffPolicy policy, @Nullable RetryBudget budget, boolean retryNonIdempotent) {
 			BackoffSchedule schedule = policy.getSchedule();
+			BackoffSchedule throttling = schedule.getThrottling();
 			RetryRules rules = policy.getRules();
 			Duration maxElapsed = rules.getMaxElapsed();
 			return new SettingsDescriptor(schedule.getMaxAttempts(), format(schedule.getBaseDelay()),
@@ -339,7 +364,10 @@ public class BackoffEndpoint {
 					rules.getAbortOn().stream().map(Class::getName).toList(),
 					(rules.getRetryOnException() != null) ? String.valueOf(rules.getRetryOnException()) : null,
 					rules.getRetryIfResult() != null,
-					format(policy.getMaxRetryAfter()), (budget != null) ? BudgetDescriptor.of(budget) : null);
+					format(policy.getMaxRetryAfter()), (throttling != null) ? format(throttling.getBaseDelay()) : null,
+					(throttling != null) ? format(throttling.getMaxDelay()) : null,
+					rules.getThrottleOn().stream().map(Class::getName).toList(), retryNonIdempotent,
+					(budget != null) ? BudgetDescriptor.of(budget) : null);
 		}
 
 	}
@@ -348,21 +376,25 @@ public class BackoffEndpoint {
 	 * A policy's retry budget: its settings, the tokens left now, and whether a failure now
 	 * would still be retried.
 	 */
-	public record BudgetDescriptor(double maxTokens, double tokenRatio, double tokens, boolean retriesAllowed) {
+	public record BudgetDescriptor(double maxTokens, double tokenRatio, double throttleCost, double tokens,
+			boolean retriesAllowed) {
 
 		static BudgetDescriptor of(RetryBudget budget) {
-			return new BudgetDescriptor(budget.getMaxTokens(), budget.getTokenRatio(), budget.getTokens(),
-					budget.allowsRetries());
+			return new BudgetDescriptor(budget.getMaxTokens(), budget.getTokenRatio(), budget.getThrottleCost(),
+					budget.getTokens(), budget.allowsRetries());
 		}
 
 	}
 
 	/**
 	 * A policy's schedule, retry by retry: {@code retries} in all, of which {@code schedule}
-	 * lists at most {@value #MAX_PREVIEW_RETRIES} ({@code listed} says so when it stops short).
+	 * lists at most {@value #MAX_PREVIEW_RETRIES} ({@code listed} says so when it stops short);
+	 * and {@code throttling}, the waits if every failure were throttling, when the policy has a
+	 * throttling schedule ({@code null} otherwise). A call's waits mix the two, retry by retry.
 	 */
 	public record PreviewDescriptor(String policy, SettingsDescriptor settings, String worstCaseTotalDelay,
-			String growth, int samples, int retries, @Nullable String listed, List<RetryPreview> schedule)
+			String growth, int samples, int retries, @Nullable String listed, List<RetryPreview> schedule,
+			@Nullable List<RetryPreview> throttling)
 			implements OperationResponseBody {
 	}
 

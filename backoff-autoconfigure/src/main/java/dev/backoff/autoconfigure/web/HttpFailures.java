@@ -50,8 +50,8 @@ public final class HttpFailures {
 
 	/**
 	 * {@link BackoffPolicy#defaults()} that reads HTTP failures: classified by
-	 * {@link #isRetryable}, with hints from {@link #retryAfter}. What {@code backoff.defaults}
-	 * starts from when spring-web is present.
+	 * {@link #isRetryable} and {@link #isThrottled}, with hints from {@link #retryAfter}. What
+	 * {@code backoff.defaults} starts from when spring-web is present.
 	 * @param clock the clock that an HTTP-date is measured against
 	 * @return the policy
 	 */
@@ -59,8 +59,27 @@ public final class HttpFailures {
 		return BackoffPolicy.defaults()
 			.toBuilder()
 			.retryableByDefault(HttpFailures::isRetryable)
+			.throttledByDefault(HttpFailures::isThrottled)
 			.retryAfter((failure) -> retryAfter(failure, clock))
 			.build();
+	}
+
+	/**
+	 * Whether a failure is the server asking for less load, for a policy's
+	 * {@link BackoffPolicy.Builder#throttledByDefault throttledByDefault}: the first HTTP
+	 * response along the cause chain is 429 (Too Many Requests), or 503 (Service Unavailable)
+	 * with a {@code Retry-After} header. A 503 without one is an outage, not throttling.
+	 * @param failure an attempt's failure
+	 * @return {@code true} when its retry is to wait by the throttling schedule
+	 */
+	public static boolean isThrottled(Throwable failure) {
+		Response response = response(failure);
+		if (response == null) {
+			return false;
+		}
+		HttpHeaders headers = response.headers();
+		return response.status() == 429
+				|| (response.status() == 503 && headers != null && headers.containsHeader(HttpHeaders.RETRY_AFTER));
 	}
 
 	/**
@@ -69,12 +88,14 @@ public final class HttpFailures {
 	 * response along the cause chain decides by its status: 5xx, 408 (Request Timeout) and
 	 * 429 (Too Many Requests) are retryable, every other status is not. Without an HTTP
 	 * response (an I/O error, a refused connection, a timeout) the core's default holds: every
-	 * {@link Exception} is retryable. An {@link Error} never is.
+	 * {@link Exception} is retryable. An {@link Error} never is, nor a request whose body
+	 * {@link BackoffHttp#filter could not be written again}.
 	 * @param failure an attempt's failure
 	 * @return {@code true} to retry it
 	 */
 	public static boolean isRetryable(Throwable failure) {
-		if (!(failure instanceof Exception)) {
+		if (!(failure instanceof Exception) || CauseChain.first(failure,
+				(current) -> (current instanceof RequestBodyNotRepeatableException) ? Boolean.TRUE : null) != null) {
 			return false;
 		}
 		Response response = response(failure);

@@ -73,7 +73,7 @@ class BackoffEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", "1", null, null, "1.5",
-					"full", null, null, null, "8", null);
+					"full", null, null, null, null, null, null, "8", null, null);
 			assertThat(response.getStatus()).isEqualTo(200);
 			ChangeDescriptor change = (ChangeDescriptor) response.getBody();
 			assertThat(change.changes().get("quotes")).containsOnlyKeys("maxAttempts", "multiplier", "jitter",
@@ -100,7 +100,7 @@ class BackoffEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", "2", null, "2s", "0.5",
-					null, null, null, null, null, null);
+					null, null, null, null, null, null, null, null, null, null);
 			assertThat(response.getStatus()).isEqualTo(400);
 			InvalidChangeDescriptor invalid = (InvalidChangeDescriptor) response.getBody();
 			assertThat(invalid.property()).isEqualTo("backoff.policies.quotes.multiplier");
@@ -110,11 +110,11 @@ class BackoffEndpointTests {
 			assertThat(endpoint.policies().policies().get("quotes").settings().maxAttempts()).isEqualTo(5);
 			assertThat(endpoint.policies().policies().get("quotes").changes()).isNull();
 			InvalidChangeDescriptor empty = (InvalidChangeDescriptor) endpoint
-				.change("quotes", null, null, null, null, null, null, null, null, null, null)
+				.change("quotes", null, null, null, null, null, null, null, null, null, null, null, null, null, null)
 				.getBody();
 			assertThat(empty.message()).startsWith("the body names no setting to change");
 			InvalidChangeDescriptor budget = (InvalidChangeDescriptor) endpoint
-				.change("quotes", null, null, null, null, null, null, null, "true", "0.5", null)
+				.change("quotes", null, null, null, null, null, null, null, null, null, null, "true", "0.5", null, null)
 				.getBody();
 			assertThat(budget.property()).isEqualTo("backoff.policies.quotes.budget.max-tokens");
 		});
@@ -125,7 +125,7 @@ class BackoffEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			WebEndpointResponse<OperationResponseBody> response = endpoint.change("nope", "1", null, null, null, null,
-					null, null, null, null, null);
+					null, null, null, null, null, null, null, null, null);
 			assertThat(response.getStatus()).isEqualTo(404);
 			assertThat(((InvalidChangeDescriptor) response.getBody()).message())
 				.isEqualTo("No Backoff policy is named 'nope'; configured: defaults, quotes, polling");
@@ -142,7 +142,7 @@ class BackoffEndpointTests {
 				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 				assertThat(endpoint.policies().nested()).isEqualTo("outermost");
 				BackoffEndpoint.SettingsDescriptor quotes = endpoint.policies().policies().get("quotes").settings();
-				assertThat(quotes.budget()).isEqualTo(new BackoffEndpoint.BudgetDescriptor(4.0, 0.1, 4.0, true));
+				assertThat(quotes.budget()).isEqualTo(new BackoffEndpoint.BudgetDescriptor(4.0, 0.1, 0.357, 4.0, true));
 				assertThat(quotes.maxRetryAfter()).isEqualTo("30s");
 				BackoffEndpoint.SettingsDescriptor polling = endpoint.policies().policies().get("polling").settings();
 				assertThat(polling.budget()).isNull();

@@ -1,0 +1,141 @@
+package dev.backoff.autoconfigure.web;
+
+import java.util.Set;
+
+import dev.backoff.autoconfigure.BackoffConfigurationException;
+import dev.backoff.autoconfigure.BackoffOperation;
+import dev.backoff.autoconfigure.BackoffOperationSource;
+import dev.backoff.autoconfigure.BackoffPolicies;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+
+/**
+ * Retries the requests of Spring's HTTP clients under a named policy of
+ * {@code backoff.policies}: {@link #interceptor} for {@code RestClient} and
+ * {@code RestTemplate}, {@link #filter} for {@code WebClient}, and through them the
+ * {@code @HttpExchange} interface clients built on such a client. Each request is one call of
+ * the policy, with everything a {@code @Backoff} method has: its budget, the HTTP
+ * classification and {@code Retry-After}, the throttling schedule, meters and observations
+ * tagged {@code method="<policy> <HTTP method>"} (such as {@code downstream GET}: bounded,
+ * never a URL), live changes through the endpoint, and the nested guard.
+ *
+ * <pre class="code">
+ * RestClient client = builder.baseUrl("http://quotes").requestInterceptor(http.interceptor("quotes")).build();
+ * WebClient webClient = webBuilder.baseUrl("http://quotes").filter(http.filter("quotes")).build();
+ * </pre>
+ *
+ * <p>Idempotency: a request that failed may have taken effect on the server, so only the
+ * methods that RFC 9110 calls idempotent ({@code GET}, {@code HEAD}, {@code OPTIONS},
+ * {@code PUT}, {@code DELETE}, {@code TRACE}) are retried; a {@code POST} or {@code PATCH}
+ * only when it carries an {@value #IDEMPOTENCY_KEY} header, by which the server can tell a
+ * retry from a new request, or when the policy sets {@code retry-non-idempotent: true}.
+ * Another request goes through once, untouched and unmetered by Backoff.
+ *
+ * <p>A response with an error status (4xx, 5xx) is an attempt's failure, read by
+ * {@link HttpFailures} as a thrown {@code RestClientResponseException} or
+ * {@code WebClientResponseException} would be: so the policy's {@code retry-on},
+ * {@code abort-on}, throttling and {@code Retry-After} apply to it. When the call ends on
+ * such a failure, the client gets the last response itself, its body kept, and handles it as
+ * it would have without retries (its status handlers throw as usual).
+ */
+public class BackoffHttp {
+
+	/** The request header that makes a {@code POST} or {@code PATCH} safe to retry. */
+	public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
+	private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS,
+			HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.TRACE);
+
+	private static final Set<HttpMethod> STANDARD = Set.of(HttpMethod.values());
+
+	private static final boolean WEBFLUX_PRESENT = ClassUtils.isPresent(
+			"org.springframework.web.reactive.function.client.ExchangeFilterFunction", BackoffHttp.class.getClassLoader());
+
+	private final BackoffOperationSource operations;
+
+	/**
+	 * @param operations the source of every operation, which keeps the clients' ones beside
+	 * the methods' so that meters, the endpoint and live changes see them
+	 */
+	public BackoffHttp(BackoffOperationSource operations) {
+		this.operations = operations;
+	}
+
+	/**
+	 * An interceptor for {@code RestClient.Builder.requestInterceptor} or
+	 * {@code RestTemplate.getInterceptors()}. Every retry runs the interceptors after it and
+	 * the request again, with the same body: Spring buffers an intercepted request's body.
+	 * Put it first, so that the interceptors after it (authentication, say) run for every attempt.
+	 * @param policy a policy name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS}
+	 * @return the interceptor
+	 * @throws BackoffConfigurationException if there is no such policy
+	 */
+	public ClientHttpRequestInterceptor interceptor(String policy) {
+		return new BackoffRequestInterceptor(this, requirePolicy(policy));
+	}
+
+	/**
+	 * A filter for {@code WebClient.Builder.filter}. Every retry subscribes to the exchange
+	 * again, running the filters after it and writing the request body anew; a body that
+	 * cannot be written twice fails the retry with an {@link IllegalStateException} that says
+	 * so, rather than send an empty request. Needs spring-webflux.
+	 * @param policy a policy name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS}
+	 * @return the filter
+	 * @throws BackoffConfigurationException if there is no such policy
+	 * @throws IllegalStateException without spring-webflux
+	 */
+	public ExchangeFilterFunction filter(String policy) {
+		if (!WEBFLUX_PRESENT) {
+			throw new IllegalStateException("BackoffHttp.filter needs spring-webflux on the class path; "
+					+ "for RestClient and RestTemplate use BackoffHttp.interceptor");
+		}
+		return Reactive.filter(this, requirePolicy(policy));
+	}
+
+	private String requirePolicy(String policy) {
+		BackoffPolicies policies = this.operations.getPolicies();
+		if (policies.get(policy) == null) {
+			Set<String> names = policies.getNames();
+			throw new BackoffConfigurationException("BackoffHttp policy", policy,
+					"must name a policy under backoff.policies ("
+							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
+							+ ") or " + BackoffPolicies.DEFAULTS,
+					"Add backoff.policies." + policy + " to the configuration"
+							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
+		}
+		return policy;
+	}
+
+	/**
+	 * Whether a request may be retried: an idempotent method, a keyed {@code POST} or
+	 * {@code PATCH}, or a policy that retries the non-idempotent ones.
+	 */
+	boolean isRetryable(String policy, HttpMethod method, HttpHeaders headers) {
+		return IDEMPOTENT.contains(method) || headers.containsHeader(IDEMPOTENCY_KEY)
+				|| this.operations.getPolicies().isRetryNonIdempotent(policy);
+	}
+
+	/** The operation of a policy's requests of one method, named {@code <policy> <METHOD>}. */
+	BackoffOperation operation(String policy, HttpMethod method, Class<?> returnType) {
+		// Bounded: a method outside the standard nine is named OTHER.
+		String name = policy + " " + (STANDARD.contains(method) ? method.name() : "OTHER");
+		return this.operations.getOperation(policy, name, returnType);
+	}
+
+	/** Kept apart so that WebClient's types load only when a filter is asked for. */
+	private static final class Reactive {
+
+		private Reactive() {
+		}
+
+		static ExchangeFilterFunction filter(BackoffHttp http, String policy) {
+			return new BackoffExchangeFilter(http, policy);
+		}
+
+	}
+
+}

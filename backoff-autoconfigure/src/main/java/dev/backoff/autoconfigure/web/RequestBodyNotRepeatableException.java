@@ -1,0 +1,13 @@
+package dev.backoff.autoconfigure.web;
+
+/**
+ * A retry of a WebClient request whose body could not be written again: never retried
+ * itself (see {@link HttpFailures#isRetryable}), so the caller learns why at once.
+ */
+final class RequestBodyNotRepeatableException extends IllegalStateException {
+
+	RequestBodyNotRepeatableException(String message) {
+		super(message);
+	}
+
+}

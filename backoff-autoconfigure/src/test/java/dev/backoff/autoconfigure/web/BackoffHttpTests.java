@@ -1,0 +1,401 @@
+package dev.backoff.autoconfigure.web;
+
+import java.io.ByteArrayInputStream;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.backoff.Backoff;
+import dev.backoff.RecordingSleeper;
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffConfigurationException;
+import dev.backoff.autoconfigure.BackoffOperationSource;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
+import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
+import dev.backoff.autoconfigure.metrics.BackoffMetrics;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.autoconfigure.web.LoopbackServer.Reply;
+import dev.backoff.autoconfigure.web.LoopbackServer.Request;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.InputStreamResource;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.reactive.JdkClientHttpConnector;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientRequestException;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
+import org.springframework.web.service.annotation.GetExchange;
+import org.springframework.web.service.invoker.HttpServiceProxyFactory;
+import org.springframework.web.client.support.RestClientAdapter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link BackoffHttp} over real HTTP on loopback: {@code RestClient} (and an
+ * {@code @HttpExchange} client on it) with the interceptor, {@code WebClient} with the
+ * filter, against a {@link LoopbackServer} that scripts each reply. Waits are recorded by a
+ * {@link RecordingSleeper} (blocking) or are the policy's few milliseconds (reactive).
+ */
+class BackoffHttpTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, MetricsAutoConfiguration.class,
+				BackoffMetricsAutoConfiguration.class, BackoffEndpointAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class)
+		.withBean(RecordingSleeper.class)
+		.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+				"backoff.policies.downstream.max-attempts=3", "backoff.policies.downstream.base-delay=10ms",
+				"backoff.policies.downstream.jitter=none", "backoff.policies.downstream.throttle-base-delay=1s");
+
+	private LoopbackServer server;
+
+	@BeforeEach
+	void startServer() throws Exception {
+		this.server = new LoopbackServer();
+	}
+
+	@AfterEach
+	void stopServer() throws Exception {
+		this.server.close();
+	}
+
+	// RestClient
+
+	@Test
+	void aGetIsRetriedOn503AndTheInterceptorsAfterOursRunForEveryAttempt() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.times(2, Reply.status(503, "down")));
+			AtomicInteger counted = new AtomicInteger();
+			RestClient client = restClient(context, (request, body, execution) -> {
+				counted.incrementAndGet();
+				return execution.execute(request, body);
+			});
+			assertThat(client.get().uri("/quote").retrieve().body(String.class)).isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(3);
+			assertThat(counted).hasValue(3);
+			assertThat(sleeps(context)).containsExactly(Duration.ofMillis(10), Duration.ofMillis(20));
+			assertThat(calls(context, "downstream GET", "success_after_retry")).isEqualTo(1);
+			assertThat(context.getBean(MeterRegistry.class).get(BackoffMetrics.RETRIES)
+				.tag("method", "downstream GET").tag("exception", "ServiceUnavailable").counter().count()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void aGetIsRetriedWhenTheConnectionIsReset() {
+		this.runner.run((context) -> {
+			// The JDK's HttpClient retries a GET once itself on a reset: two resets reach us as one IOException.
+			this.server.reply(Reply.connectionReset(), Reply.connectionReset());
+			assertThat(restClient(context).get().uri("/quote").retrieve().body(String.class)).isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(3);
+			assertThat(calls(context, "downstream GET", "success_after_retry")).isEqualTo(1);
+			assertThat(context.getBean(MeterRegistry.class).get(BackoffMetrics.RETRIES).tag("method", "downstream GET")
+				.counter().getId().getTag("exception")).isIn("IOException", "ConnectException", "SocketException");
+		});
+	}
+
+	@Test
+	void whenTheAttemptsRunOutTheClientGetsTheLastResponseAsWithoutRetries() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(503, "down 1"), Reply.status(503, "down 2"), Reply.status(503, "down 3"));
+			assertThatExceptionOfType(HttpServerErrorException.ServiceUnavailable.class)
+				.isThrownBy(() -> restClient(context).get().uri("/quote").retrieve().body(String.class))
+				.satisfies((ex) -> assertThat(ex.getResponseBodyAsString()).isEqualTo("down 3"));
+			assertThat(this.server.requests()).hasSize(3);
+			assertThat(calls(context, "downstream GET", "exhausted")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aStatusThePolicyDoesNotRetryReachesTheClientAtOnce() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(404, "no such quote"));
+			assertThatExceptionOfType(HttpClientErrorException.NotFound.class)
+				.isThrownBy(() -> restClient(context).get().uri("/quote").retrieve().body(String.class))
+				.satisfies((ex) -> assertThat(ex.getResponseBodyAsString()).isEqualTo("no such quote"));
+			assertThat(this.server.requests()).hasSize(1);
+			assertThat(calls(context, "downstream GET", "not_retryable")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aPostWithoutAnIdempotencyKeyIsNotRetried() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(503, "down"));
+			assertThatExceptionOfType(HttpServerErrorException.ServiceUnavailable.class)
+				.isThrownBy(() -> restClient(context).post().uri("/orders").body("order").retrieve().body(String.class));
+			assertThat(this.server.requests()).hasSize(1);
+			// Not Backoff's call: it went through once, untouched and unmetered.
+			assertThat(context.getBean(MeterRegistry.class).find(BackoffMetrics.CALLS).tag("method", "downstream POST")
+				.counters()).isEmpty();
+		});
+	}
+
+	@Test
+	void aPostWithAnIdempotencyKeyIsRetriedAndItsBodyArrivesIntactEveryTime() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.times(2, Reply.status(503, "down")));
+			String body = "{\"quote\":\"Grüße\",\"amount\":42}";
+			assertThat(restClient(context).post().uri("/orders").header(BackoffHttp.IDEMPOTENCY_KEY, "order-7")
+				.contentType(MediaType.APPLICATION_JSON)
+				.body(body).retrieve().body(String.class)).isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(3).allSatisfy((request) -> {
+				assertThat(request.text()).isEqualTo(body);
+				assertThat(request.headers()).containsEntry("idempotency-key", "order-7");
+			});
+			assertThat(calls(context, "downstream POST", "success_after_retry")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aStreamedBodyIsBufferedBySpringSoEveryAttemptSendsItWhole() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.times(2, Reply.status(503, "down")));
+			byte[] upload = "a stream read once".getBytes(StandardCharsets.UTF_8);
+			restClient(context).put().uri("/upload").body(new InputStreamResource(new ByteArrayInputStream(upload)))
+				.retrieve().toBodilessEntity();
+			assertThat(this.server.requests()).extracting(Request::body).hasSize(3).allSatisfy((body) ->
+					assertThat(body).isEqualTo(upload));
+		});
+	}
+
+	@Test
+	void aPolicyMayRetryPostsWithoutAKey() {
+		this.runner.withPropertyValues("backoff.policies.downstream.retry-non-idempotent=true").run((context) -> {
+			this.server.reply(Reply.status(503, "down"));
+			assertThat(restClient(context).post().uri("/orders").body("order").retrieve().body(String.class))
+				.isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(2);
+		});
+	}
+
+	@Test
+	void a429AndA503WithRetryAfterWaitByTheThrottlingScheduleAndA503WithoutItByTheNormalOne() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(429, "slow down"), Reply.status(503, "down"));
+			assertThat(restClient(context).get().uri("/quote").retrieve().body(String.class)).isEqualTo("ok");
+			this.server.reply(Reply.status(503, "busy", "Retry-After", "0"));
+			assertThat(restClient(context).get().uri("/quote").retrieve().body(String.class)).isEqualTo("ok");
+			// Retry 1 after 429: 1s × 2^0; retry 2 after a plain 503: 10ms × 2^1; then retry 1 after 503 + Retry-After: 1s.
+			assertThat(sleeps(context)).containsExactly(Duration.ofSeconds(1), Duration.ofMillis(20),
+					Duration.ofSeconds(1));
+		});
+	}
+
+	@Test
+	void anHttpInterfaceClientOnTheRestClientRetriesThroughIt() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(503, "down"));
+			Quotes quotes = HttpServiceProxyFactory.builderFor(RestClientAdapter.create(restClient(context)))
+				.build()
+				.createClient(Quotes.class);
+			assertThat(quotes.quote()).isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(2);
+		});
+	}
+
+	@Test
+	void aLiveChangeOfThePolicyReachesItsClients() {
+		this.runner.run((context) -> {
+			RestClient client = restClient(context);
+			assertThat(client.get().uri("/quote").retrieve().body(String.class)).isEqualTo("ok");
+			context.getBean(BackoffOperationSource.class).change("downstream", Map.of("maxAttempts", "1"));
+			this.server.reply(Reply.status(503, "down"));
+			assertThatExceptionOfType(HttpServerErrorException.class)
+				.isThrownBy(() -> client.get().uri("/quote").retrieve().body(String.class));
+			assertThat(this.server.requests()).hasSize(2);
+		});
+	}
+
+	@Test
+	void aClientCalledInsideABackoffMethodLeavesTheRetriesToIt() {
+		this.runner.withBean(Outer.class).run((context) -> {
+			Outer outer = context.getBean(Outer.class);
+			outer.use(restClient(context));
+			this.server.reply(Reply.times(2, Reply.status(503, "down")));
+			assertThat(outer.quote()).isEqualTo("ok");
+			// One request per outer attempt: the client's own retries are left to the outer call.
+			assertThat(this.server.requests()).hasSize(3);
+			assertThat(calls(context, "downstream GET", "nested")).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void theEndpointListsTheClientsOperationsAndPreviewsBothSchedules() {
+		this.runner.run((context) -> {
+			restClient(context).get().uri("/quote").retrieve().body(String.class);
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			BackoffEndpoint.PolicyDescriptor downstream = endpoint.policies().policies().get("downstream");
+			assertThat(downstream.methods()).containsOnlyKeys("downstream GET");
+			assertThat(downstream.methods().get("downstream GET").calls()).containsEntry("success", 1L);
+			assertThat(downstream.settings().throttleBaseDelay()).isEqualTo("1s");
+			assertThat(downstream.settings().throttleMaxDelay()).isEqualTo("20s");
+			BackoffEndpoint.PreviewDescriptor preview = (BackoffEndpoint.PreviewDescriptor) endpoint
+				.preview("downstream").getBody();
+			assertThat(preview.schedule()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsExactly("10ms",
+					"20ms");
+			assertThat(preview.throttling()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsExactly("1s",
+					"2s");
+			assertThat(preview.worstCaseTotalDelay()).isEqualTo("3s");
+		});
+	}
+
+	@Test
+	void anUnknownPolicyIsReportedWhenTheClientIsBuilt() {
+		this.runner.run((context) -> assertThatExceptionOfType(BackoffConfigurationException.class)
+			.isThrownBy(() -> context.getBean(BackoffHttp.class).interceptor("downstrem"))
+			.withMessageContaining("BackoffHttp policy")
+			.withMessageContaining("must name a policy under backoff.policies (configured: downstream) or defaults"));
+	}
+
+	// WebClient
+
+	@Test
+	void aWebClientGetIsRetriedOn503AndTheFiltersAfterOursRunForEveryAttempt() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.times(2, Reply.status(503, "down")));
+			AtomicInteger counted = new AtomicInteger();
+			WebClient client = webClient(context, (request, next) -> {
+				counted.incrementAndGet();
+				return next.exchange(request);
+			});
+			assertThat(client.get().uri("/quote").retrieve().bodyToMono(String.class).block(TIMEOUT)).isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(3);
+			assertThat(counted).hasValue(3);
+			assertThat(calls(context, "downstream GET", "success_after_retry")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aWebClientGetsTheLastResponseWhenTheAttemptsRunOut() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(503, "down 1"), Reply.status(503, "down 2"), Reply.status(503, "down 3"));
+			assertThatExceptionOfType(WebClientResponseException.ServiceUnavailable.class)
+				.isThrownBy(() -> webClient(context).get().uri("/quote").retrieve().bodyToMono(String.class)
+					.block(TIMEOUT))
+				.satisfies((ex) -> assertThat(ex.getResponseBodyAsString()).isEqualTo("down 3"));
+			assertThat(calls(context, "downstream GET", "exhausted")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aWebClientBodyIsWrittenAgainForEveryAttempt() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.times(2, Reply.status(503, "down")));
+			String body = "{\"quote\":\"Grüße\"}";
+			assertThat(webClient(context).put().uri("/quote").bodyValue(body).retrieve().bodyToMono(String.class)
+				.block(TIMEOUT)).isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(3).allSatisfy((request) -> assertThat(request.text())
+				.isEqualTo(body));
+		});
+	}
+
+	@Test
+	void aWebClientBodyThatCannotBeWrittenAgainFailsTheRetryWithAMessageInsteadOfSendingItEmpty() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(503, "down"));
+			Iterator<DataBuffer> once = List.<DataBuffer>of(DefaultDataBufferFactory.sharedInstance
+				.wrap("sent once".getBytes(StandardCharsets.UTF_8))).iterator();
+			Flux<DataBuffer> oneShot = Flux.fromIterable(() -> once);
+			assertThatExceptionOfType(WebClientRequestException.class)
+				.isThrownBy(() -> webClient(context).put().uri("/upload").body(oneShot, DataBuffer.class).retrieve()
+					.toBodilessEntity().block(TIMEOUT))
+				.havingRootCause()
+				.isInstanceOf(RequestBodyNotRepeatableException.class)
+				.withMessage("The body of PUT " + this.server.url() + "/upload could not be sent again for a retry: "
+						+ "the first attempt wrote 9 bytes, this one none. Give WebClient a body it can write more "
+						+ "than once (bodyValue, or a publisher that replays), or do not retry this request.");
+			// The first request arrived whole; the retry was stopped before its body completed.
+			assertThat(this.server.requests()).extracting(Request::text).containsExactly("sent once");
+			assertThat(calls(context, "downstream PUT", "not_retryable")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aWebClientPostWithoutAKeyIsNotRetried() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(503, "down"));
+			assertThatExceptionOfType(WebClientResponseException.ServiceUnavailable.class)
+				.isThrownBy(() -> webClient(context).post().uri("/orders").bodyValue("order").retrieve()
+					.bodyToMono(String.class).block(TIMEOUT));
+			assertThat(this.server.requests()).hasSize(1);
+		});
+	}
+
+	private RestClient restClient(AssertableApplicationContext context, ClientHttpRequestInterceptor... after) {
+		HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+		return RestClient.builder()
+			.baseUrl(this.server.url())
+			.requestFactory(new JdkClientHttpRequestFactory(http))
+			.requestInterceptor(context.getBean(BackoffHttp.class).interceptor("downstream"))
+			.requestInterceptors((interceptors) -> interceptors.addAll(List.of(after)))
+			.build();
+	}
+
+	private WebClient webClient(AssertableApplicationContext context, ExchangeFilterFunction... after) {
+		HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+		return WebClient.builder()
+			.baseUrl(this.server.url())
+			.clientConnector(new JdkClientHttpConnector(http))
+			.filter(context.getBean(BackoffHttp.class).filter("downstream"))
+			.filters((filters) -> filters.addAll(List.of(after)))
+			.build();
+	}
+
+	private static List<Duration> sleeps(AssertableApplicationContext context) {
+		return context.getBean(RecordingSleeper.class).sleeps();
+	}
+
+	private static double calls(AssertableApplicationContext context, String method, String outcome) {
+		return context.getBean(MeterRegistry.class).get(BackoffMetrics.CALLS).tag("method", method)
+			.tag("outcome", outcome).counter().count();
+	}
+
+	interface Quotes {
+
+		@GetExchange("/quote")
+		String quote();
+
+	}
+
+	static class Outer {
+
+		private RestClient client;
+
+		// A method, not a field: the test holds the CGLIB proxy, whose own fields stay unset.
+		public void use(RestClient client) {
+			this.client = client;
+		}
+
+		@Backoff(value = "downstream", baseDelay = "1ms")
+		public String quote() {
+			return this.client.get().uri("/quote").retrieve().body(String.class);
+		}
+
+	}
+
+}

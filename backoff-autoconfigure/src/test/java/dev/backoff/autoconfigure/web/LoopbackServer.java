@@ -1,0 +1,163 @@
+package dev.backoff.autoconfigure.web;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A real HTTP/1.1 server on loopback for the HTTP client tests: it answers each request with
+ * the next scripted reply (a status with headers and body, or a connection reset), records
+ * every request it received (method, headers, body), and closes each connection after one
+ * exchange. A plain socket server rather than a framework's, so that it can reset a
+ * connection.
+ */
+final class LoopbackServer implements AutoCloseable {
+
+	private final ServerSocket socket;
+
+	private final ConcurrentLinkedQueue<Reply> replies = new ConcurrentLinkedQueue<>();
+
+	private final List<Request> requests = new CopyOnWriteArrayList<>();
+
+	private final Thread acceptor;
+
+	LoopbackServer() throws IOException {
+		this.socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+		this.acceptor = new Thread(this::serve, "loopback-server");
+		this.acceptor.setDaemon(true);
+		this.acceptor.start();
+	}
+
+	String url() {
+		return "http://127.0.0.1:" + this.socket.getLocalPort();
+	}
+
+	/** Adds replies to the script; when it runs out, every request gets 200 "ok". */
+	LoopbackServer reply(Reply... replies) {
+		Collections.addAll(this.replies, replies);
+		return this;
+	}
+
+	List<Request> requests() {
+		return this.requests;
+	}
+
+	private void serve() {
+		while (!this.socket.isClosed()) {
+			try (Socket connection = this.socket.accept()) {
+				exchange(connection);
+			}
+			catch (IOException ex) {
+				// The client went away, or the server closed: nothing to answer.
+			}
+		}
+	}
+
+	private void exchange(Socket connection) throws IOException {
+		InputStream in = connection.getInputStream();
+		String[] requestLine = line(in).split(" ");
+		Map<String, String> headers = new LinkedHashMap<>();
+		for (String header = line(in); !header.isEmpty(); header = line(in)) {
+			int colon = header.indexOf(':');
+			headers.put(header.substring(0, colon).trim().toLowerCase(Locale.ROOT), header.substring(colon + 1).trim());
+		}
+		byte[] body;
+		if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+			ByteArrayOutputStream chunks = new ByteArrayOutputStream();
+			for (int size = Integer.parseInt(line(in).trim(), 16); size > 0; size = Integer.parseInt(line(in).trim(), 16)) {
+				chunks.write(in.readNBytes(size));
+				line(in);
+			}
+			line(in);
+			body = chunks.toByteArray();
+		}
+		else {
+			body = in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
+		}
+		this.requests.add(new Request(requestLine[0], requestLine[1], headers, body));
+		Reply reply = this.replies.poll();
+		if (reply == null) {
+			reply = Reply.status(200, "ok");
+		}
+		if (reply.reset) {
+			// SO_LINGER 0: close sends a RST, the client reads "connection reset".
+			connection.setSoLinger(true, 0);
+			return;
+		}
+		byte[] content = reply.body().getBytes(StandardCharsets.UTF_8);
+		StringBuilder head = new StringBuilder("HTTP/1.1 " + reply.status() + " Status\r\n");
+		reply.headers().forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+		head.append("Content-Type: text/plain;charset=UTF-8\r\nContent-Length: ").append(content.length)
+			.append("\r\nConnection: close\r\n\r\n");
+		OutputStream out = connection.getOutputStream();
+		out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+		out.write(content);
+		out.flush();
+	}
+
+	private static String line(InputStream in) throws IOException {
+		StringBuilder line = new StringBuilder();
+		for (int c = in.read(); c != '\n'; c = in.read()) {
+			if (c < 0) {
+				throw new IOException("connection closed mid-request");
+			}
+			if (c != '\r') {
+				line.append((char) c);
+			}
+		}
+		return line.toString();
+	}
+
+	@Override
+	public void close() throws IOException {
+		this.socket.close();
+	}
+
+	/** A scripted reply: a response, or a connection reset. */
+	record Reply(int status, Map<String, String> headers, String body, boolean reset) {
+
+		static Reply status(int status, String body) {
+			return new Reply(status, Map.of(), body, false);
+		}
+
+		static Reply status(int status, String body, String header, String value) {
+			return new Reply(status, Map.of(header, value), body, false);
+		}
+
+		static Reply connectionReset() {
+			return new Reply(0, Map.of(), "", true);
+		}
+
+		static Reply[] times(int count, Reply reply) {
+			List<Reply> replies = new ArrayList<>();
+			for (int i = 0; i < count; i++) {
+				replies.add(reply);
+			}
+			return replies.toArray(new Reply[0]);
+		}
+
+	}
+
+	/** A request as the server received it; header names lower case. */
+	record Request(String method, String path, Map<String, String> headers, byte[] body) {
+
+		String text() {
+			return new String(this.body, StandardCharsets.UTF_8);
+		}
+
+	}
+
+}
