@@ -14,6 +14,7 @@ import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.web.BackoffHttp;
 import dev.backoff.autoconfigure.web.HttpFailures;
+import dev.backoff.autoconfigure.web.ReactiveBackoffHttp;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -197,6 +198,13 @@ public final class BackoffAutoConfiguration {
 		@ConditionalOnMissingBean
 		BackoffHttp backoffHttp(BackoffOperationSource operations) {
 			return new BackoffHttp(operations);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.springframework.web.reactive.function.client.ExchangeFilterFunction")
+		ReactiveBackoffHttp reactiveBackoffHttp(BackoffHttp http) {
+			return new ReactiveBackoffHttp(http);
 		}
 
 	}

@@ -75,9 +75,12 @@ class LivePoliciesTests {
 			    "abortOn": [],
 			    "retryIf": false,
 			    "maxRetryAfter": "5s",
+			    "throttleOn": [],
+			    "retryNonIdempotent": false,
 			    "budget": {
 			      "maxTokens": 20.0,
 			      "tokenRatio": 0.5,
+			      "throttleCost": 0.357,
 			      "tokens": 20.0,
 			      "retriesAllowed": true
 			    }

@@ -10,14 +10,12 @@ import dev.backoff.autoconfigure.BackoffPolicies;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
-import org.springframework.util.ClassUtils;
-import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 
 /**
  * Retries the requests of Spring's HTTP clients under a named policy of
  * {@code backoff.policies}: {@link #interceptor} for {@code RestClient} and
- * {@code RestTemplate}, {@link #filter} for {@code WebClient}, and through them the
- * {@code @HttpExchange} interface clients built on such a client. Each request is one call of
+ * {@code RestTemplate} ({@link ReactiveBackoffHttp#filter} for {@code WebClient}), and
+ * through them the {@code @HttpExchange} interface clients built on such a client. Each request is one call of
  * the policy, with everything a {@code @Backoff} method has: its budget, the HTTP
  * classification and {@code Retry-After}, the throttling schedule, meters and observations
  * tagged {@code method="<policy> <HTTP method>"} (such as {@code downstream GET}: bounded,
@@ -25,7 +23,7 @@ import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
  *
  * <pre class="code">
  * RestClient client = builder.baseUrl("http://quotes").requestInterceptor(http.interceptor("quotes")).build();
- * WebClient webClient = webBuilder.baseUrl("http://quotes").filter(http.filter("quotes")).build();
+ * WebClient webClient = webBuilder.baseUrl("http://quotes").filter(reactiveHttp.filter("quotes")).build();
  * </pre>
  *
  * <p>Idempotency: a request that failed may have taken effect on the server, so only the
@@ -41,6 +39,10 @@ import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
  * {@code abort-on}, throttling and {@code Retry-After} apply to it. When the call ends on
  * such a failure, the client gets the last response itself, its body kept, and handles it as
  * it would have without retries (its status handlers throw as usual).
+ *
+ * <p>The WebClient filter is on a bean of its own, {@link ReactiveBackoffHttp}, present when
+ * spring-webflux is: a method with a WebFlux type in its signature would stop this class
+ * from loading in an application without WebFlux, as Spring reads a bean's methods.
  */
 public class BackoffHttp {
 
@@ -51,9 +53,6 @@ public class BackoffHttp {
 			HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.TRACE);
 
 	private static final Set<HttpMethod> STANDARD = Set.of(HttpMethod.values());
-
-	private static final boolean WEBFLUX_PRESENT = ClassUtils.isPresent(
-			"org.springframework.web.reactive.function.client.ExchangeFilterFunction", BackoffHttp.class.getClassLoader());
 
 	private final BackoffOperationSource operations;
 
@@ -78,25 +77,7 @@ public class BackoffHttp {
 		return new BackoffRequestInterceptor(this, requirePolicy(policy));
 	}
 
-	/**
-	 * A filter for {@code WebClient.Builder.filter}. Every retry subscribes to the exchange
-	 * again, running the filters after it and writing the request body anew; a body that
-	 * cannot be written twice fails the retry with an {@link IllegalStateException} that says
-	 * so, rather than send an empty request. Needs spring-webflux.
-	 * @param policy a policy name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS}
-	 * @return the filter
-	 * @throws BackoffConfigurationException if there is no such policy
-	 * @throws IllegalStateException without spring-webflux
-	 */
-	public ExchangeFilterFunction filter(String policy) {
-		if (!WEBFLUX_PRESENT) {
-			throw new IllegalStateException("BackoffHttp.filter needs spring-webflux on the class path; "
-					+ "for RestClient and RestTemplate use BackoffHttp.interceptor");
-		}
-		return Reactive.filter(this, requirePolicy(policy));
-	}
-
-	private String requirePolicy(String policy) {
+	String requirePolicy(String policy) {
 		BackoffPolicies policies = this.operations.getPolicies();
 		if (policies.get(policy) == null) {
 			Set<String> names = policies.getNames();
@@ -124,18 +105,6 @@ public class BackoffHttp {
 		// Bounded: a method outside the standard nine is named OTHER.
 		String name = policy + " " + (STANDARD.contains(method) ? method.name() : "OTHER");
 		return this.operations.getOperation(policy, name, returnType);
-	}
-
-	/** Kept apart so that WebClient's types load only when a filter is asked for. */
-	private static final class Reactive {
-
-		private Reactive() {
-		}
-
-		static ExchangeFilterFunction filter(BackoffHttp http, String policy) {
-			return new BackoffExchangeFilter(http, policy);
-		}
-
 	}
 
 }

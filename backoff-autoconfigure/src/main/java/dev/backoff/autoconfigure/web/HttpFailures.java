@@ -89,7 +89,7 @@ public final class HttpFailures {
 	 * 429 (Too Many Requests) are retryable, every other status is not. Without an HTTP
 	 * response (an I/O error, a refused connection, a timeout) the core's default holds: every
 	 * {@link Exception} is retryable. An {@link Error} never is, nor a request whose body
-	 * {@link BackoffHttp#filter could not be written again}.
+	 * {@link ReactiveBackoffHttp#filter could not be written again}.
 	 * @param failure an attempt's failure
 	 * @return {@code true} to retry it
 	 */

@@ -30,6 +30,7 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.io.InputStreamResource;
@@ -272,6 +273,15 @@ class BackoffHttpTests {
 			.withMessageContaining("must name a policy under backoff.policies (configured: downstream) or defaults"));
 	}
 
+	@Test
+	void withoutWebFluxThereIsNoReactiveBeanAndTheBlockingOneStays() {
+		// The sample application (servlet only, no WebFlux) starts with BackoffHttp in use: the real proof.
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.web.reactive"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(BackoffHttp.class)
+				.doesNotHaveBean(ReactiveBackoffHttp.class));
+	}
+
 	// WebClient
 
 	@Test
@@ -361,7 +371,7 @@ class BackoffHttpTests {
 		return WebClient.builder()
 			.baseUrl(this.server.url())
 			.clientConnector(new JdkClientHttpConnector(http))
-			.filter(context.getBean(BackoffHttp.class).filter("downstream"))
+			.filter(context.getBean(ReactiveBackoffHttp.class).filter("downstream"))
 			.filters((filters) -> filters.addAll(List.of(after)))
 			.build();
 	}

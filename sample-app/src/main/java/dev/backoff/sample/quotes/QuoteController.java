@@ -10,9 +10,12 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClientException;
 import org.springframework.web.client.RestClientResponseException;
+import org.springframework.web.util.DefaultUriBuilderFactory;
 
 /**
- * {@code GET /quotes/{symbol}}: a quote from the downstream service, fetched with retries.
+ * {@code GET /quotes/{symbol}}: a quote from the downstream service, fetched with retries by
+ * a {@code @Backoff} method; {@code GET /http/quotes/{symbol}}: the same through an HTTP
+ * interface client whose {@code RestClient} retries each request.
  * A 404 from the downstream (not retried) is answered 404; any other failure that is left
  * after the policy gave up (or that it does not retry) is answered 502 Bad Gateway, with the
  * downstream's last status.
@@ -22,13 +25,30 @@ public class QuoteController {
 
 	private final QuoteClient client;
 
-	public QuoteController(QuoteClient client) {
+	private final QuoteService service;
+
+	private final DownstreamBaseUrl baseUrl;
+
+	public QuoteController(QuoteClient client, QuoteService service, DownstreamBaseUrl baseUrl) {
 		this.client = client;
+		this.service = service;
+		this.baseUrl = baseUrl;
 	}
 
 	@GetMapping("/quotes/{symbol}")
 	public Quote quote(@PathVariable String symbol) {
 		return this.client.fetch(symbol);
+	}
+
+	/**
+	 * The same quote through {@link QuoteService}, an {@code @HttpExchange} client whose
+	 * {@code RestClient} retries by itself.
+	 * @param symbol the ticker symbol
+	 * @return the quote
+	 */
+	@GetMapping("/http/quotes/{symbol}")
+	public Quote quoteOverRetryingClient(@PathVariable String symbol) {
+		return this.service.quote(new DefaultUriBuilderFactory(this.baseUrl.get()), symbol);
 	}
 
 	@ExceptionHandler(HttpClientErrorException.NotFound.class)
