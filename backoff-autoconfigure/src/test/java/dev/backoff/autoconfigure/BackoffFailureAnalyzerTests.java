@@ -164,6 +164,47 @@ class BackoffFailureAnalyzerTests {
 	}
 
 	@Test
+	void reportsAThrottleBaseDelayBelowTheBaseDelayInTheYamlsWords() {
+		this.contextRunner
+			.withPropertyValues("backoff.defaults.base-delay=200ms", "backoff.policies.quotes.throttle-base-delay=100ms")
+			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.throttle-base-delay", "100ms",
+					"must be at least base-delay (200ms): a retry after throttling waits longer than another"));
+	}
+
+	@Test
+	void reportsAThrottleMaxDelayWithoutAThrottleBaseDelay() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.throttle-max-delay=30s")
+			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.throttle-max-delay", "30s",
+					"needs throttle-base-delay to be set too"));
+	}
+
+	@Test
+	void reportsAThrottleMaxDelayBelowTheMaxDelay() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.quotes.max-delay=10s", "backoff.policies.quotes.throttle-base-delay=1s",
+					"backoff.policies.quotes.throttle-max-delay=5s")
+			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.throttle-max-delay", "5s",
+					"must be at least max-delay (10s)"));
+	}
+
+	@Test
+	void reportsAThrottleOnTypeThatRetryOnDoesNotCover() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.quotes.retry-on=java.io.IOException",
+					"backoff.policies.quotes.throttle-on=java.lang.IllegalStateException")
+			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.throttle-on",
+					"java.lang.IllegalStateException",
+					"must name a subtype of a type that retry-on names (java.io.IOException)"));
+	}
+
+	@Test
+	void reportsAThrottleCostAboveOne() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.budget.throttle-cost=2")
+			.run((context) -> assertReport(analyze(context), "backoff.policies.quotes.budget.throttle-cost", "2.0",
+					"must be at least 0.001 (tokens are kept to three decimals) and at most 1"));
+	}
+
+	@Test
 	void reportsAMalformedTokenRatio() {
 		this.contextRunner.withPropertyValues("backoff.defaults.budget.token-ratio=lots")
 			.run((context) -> assertThat(analyze(context).getDescription())

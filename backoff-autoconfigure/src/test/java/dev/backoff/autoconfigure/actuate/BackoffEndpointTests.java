@@ -5,6 +5,7 @@ import java.io.IOException;
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffPolicies;
 import dev.backoff.autoconfigure.BackoffPolicies.SettingChange;
 import dev.backoff.autoconfigure.DurationFormat;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.ChangeDescriptor;
@@ -45,6 +46,33 @@ class BackoffEndpointTests {
 				"backoff.policies.polling.jitter=equal");
 
 	@Test
+	void aChangeCanGiveAPolicyAThrottlingScheduleAndCostWhichThePreviewThenShows() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+				"backoff.policies.quotes.budget.enabled=true").run((context) -> {
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", null, null, null, null,
+					null, null, null, "2s", null, "true", null, null, null, "0.5");
+			assertThat(response.getStatus()).isEqualTo(200);
+			ChangeDescriptor changed = (ChangeDescriptor) response.getBody();
+			assertThat(changed.changes().get("quotes")).containsOnlyKeys("maxRetryAfter", "throttleBaseDelay", "throttleMaxDelay",
+					"retryNonIdempotent", "budget.throttleCost");
+			assertThat(changed.settings().throttleMaxDelay()).isEqualTo("2s");
+			assertThat(changed.settings().budget().throttleCost()).isEqualTo(0.5);
+			assertThat(context.getBean(BackoffPolicies.class).isRetryNonIdempotent("quotes")).isTrue();
+			BackoffEndpoint.PreviewDescriptor preview = (BackoffEndpoint.PreviewDescriptor) endpoint.preview("quotes")
+				.getBody();
+			// 2s × 2^(n−1), capped at 2s (max-delay 1s): every throttled ceiling is the cap.
+			assertThat(preview.throttling()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsOnly("2s");
+			InvalidChangeDescriptor refused = (InvalidChangeDescriptor) endpoint
+				.change("quotes", null, null, null, null, null, null, null, "100ms", null, null, null, null, null, null)
+				.getBody();
+			assertThat(refused.property()).isEqualTo("backoff.policies.quotes.throttle-base-delay");
+			assertThat(refused.rule()).isEqualTo("must be at least base-delay (200ms): a retry after throttling waits "
+					+ "longer than another");
+		});
+	}
+
+	@Test
 	void isNotAvailableUnlessExposed() {
 		this.runner.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(BackoffEndpoint.class));
 	}
@@ -77,7 +105,7 @@ class BackoffEndpointTests {
 			assertThat(response.getStatus()).isEqualTo(200);
 			ChangeDescriptor change = (ChangeDescriptor) response.getBody();
 			assertThat(change.changes().get("quotes")).containsOnlyKeys("maxAttempts", "multiplier", "jitter",
-					"budget.enabled", "budget.maxTokens", "budget.tokenRatio");
+					"budget.enabled", "budget.maxTokens", "budget.tokenRatio", "budget.throttleCost");
 			assertThat(change.settings().maxAttempts()).isEqualTo(1);
 			assertThat(change.settings().budget().tokens()).isEqualTo(8.0);
 			PolicyDescriptor quotes = endpoint.policies().policies().get("quotes");

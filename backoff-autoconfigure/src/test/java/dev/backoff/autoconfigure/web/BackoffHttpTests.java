@@ -18,10 +18,13 @@ import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
 import dev.backoff.autoconfigure.metrics.BackoffMetrics;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.autoconfigure.observation.BackoffObservationAutoConfiguration;
 import dev.backoff.autoconfigure.web.LoopbackServer.Reply;
 import dev.backoff.autoconfigure.web.LoopbackServer.Request;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -280,6 +283,32 @@ class BackoffHttpTests {
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(BackoffHttp.class)
 				.doesNotHaveBean(ReactiveBackoffHttp.class));
+	}
+
+	@Test
+	void eachRequestIsObservedAsACallWithItsAttemptsForBothClients() {
+		this.runner.withConfiguration(AutoConfigurations.of(BackoffObservationAutoConfiguration.class))
+			.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
+			.run((context) -> {
+				TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+				this.server.reply(Reply.status(503, "down"));
+				restClient(context).get().uri("/quote").retrieve().body(String.class);
+				this.server.reply(Reply.status(429, "slow down", "Retry-After", "0"));
+				webClient(context).get().uri("/quote").retrieve().bodyToMono(String.class).block(TIMEOUT);
+				TestObservationRegistryAssert.assertThat(registry)
+					.hasNumberOfObservationsWithNameEqualTo("backoff.call", 2)
+					.hasNumberOfObservationsWithNameEqualTo("backoff.attempt", 4)
+					.hasObservationWithNameEqualTo("backoff.call")
+					.that()
+					.hasLowCardinalityKeyValue("backoff.policy", "downstream")
+					.hasLowCardinalityKeyValue("backoff.method", "downstream GET")
+					.hasLowCardinalityKeyValue("backoff.outcome", "success_after_retry");
+				TestObservationRegistryAssert.assertThat(registry)
+					.hasAnObservation((observation) -> observation.hasNameEqualTo("backoff.attempt")
+						.hasLowCardinalityKeyValue("exception", "ServiceUnavailable"))
+					.hasAnObservation((observation) -> observation.hasNameEqualTo("backoff.attempt")
+						.hasLowCardinalityKeyValue("exception", "TooManyRequests"));
+			});
 	}
 
 	// WebClient
