@@ -149,7 +149,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private Counter registerCalls(Outcome outcome) {
 			Counter counter = Counter.builder(CALLS)
-				.description("Calls of @Backoff methods, by how they ended")
+				.description("Calls under a Backoff policy (@Backoff methods, HTTP clients), by how they ended")
 				.tags(tags().and("outcome", outcome.tagValue()))
 				.register(this.registry);
 			Counter[] calls = this.calls;
@@ -163,7 +163,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private DistributionSummary registerAttempts(Outcome outcome) {
 			DistributionSummary summary = DistributionSummary.builder(ATTEMPTS)
-				.description("Attempts per call of @Backoff methods, the first included")
+				.description("Attempts per call under a Backoff policy, the first included")
 				.tags(tags().and("outcome", outcome.tagValue()))
 				.register(this.registry);
 			DistributionSummary[] summaries = this.attempts;
@@ -179,7 +179,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			Timer delay = this.delay;
 			if (delay == null) {
 				delay = Timer.builder(DELAY)
-					.description("Waits scheduled before retries of @Backoff methods")
+					.description("Waits scheduled before retries under a Backoff policy")
 					.tags(tags())
 					.register(this.registry);
 				this.delay = delay;
@@ -210,7 +210,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private Counter retriesCounter(String exception) {
 			return Counter.builder(RETRIES)
-				.description("Retries of @Backoff methods, by the failure that caused them")
+				.description("Retries under a Backoff policy, by the failure that caused them")
 				.tags(tags().and("exception", exception))
 				.register(this.registry);
 		}

@@ -39,6 +39,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.io.InputStreamResource;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
@@ -311,6 +313,19 @@ class BackoffHttpTests {
 			});
 	}
 
+	@Test
+	void aBackoffMethodWaitsByTheThrottlingScheduleTooAfterA429OrAThrottleOnFailure() {
+		this.runner.withBean(Throttled.class)
+			.withPropertyValues("backoff.policies.downstream.throttle-on=" + SlowDown.class.getName())
+			.run((context) -> {
+				Throttled throttled = context.getBean(Throttled.class);
+				assertThat(throttled.call(HttpClientErrorException.create(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
+						HttpHeaders.EMPTY, new byte[0], null), new SlowDown())).isEqualTo("ok");
+				// Retry 1 after the 429: 1s; retry 2 after the throttle-on failure: 1s × 2.
+				assertThat(sleeps(context)).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
+			});
+	}
+
 	// WebClient
 
 	@Test
@@ -412,6 +427,25 @@ class BackoffHttpTests {
 	private static double calls(AssertableApplicationContext context, String method, String outcome) {
 		return context.getBean(MeterRegistry.class).get(BackoffMetrics.CALLS).tag("method", method)
 			.tag("outcome", outcome).counter().count();
+	}
+
+	static class SlowDown extends RuntimeException {
+
+	}
+
+	static class Throttled {
+
+		private int attempt;
+
+		@Backoff("downstream")
+		public String call(RuntimeException first, RuntimeException second) {
+			this.attempt++;
+			if (this.attempt <= 2) {
+				throw (this.attempt == 1) ? first : second;
+			}
+			return "ok";
+		}
+
 	}
 
 	interface Quotes {
