@@ -24,18 +24,27 @@ import dev.backoff.benchmarks.simulation.Statistics;
  * Runs {@link AmplificationModel}'s default scenario with and without a retry budget and writes
  * the time series (means over the runs) as CSV, every run's figures as CSV, and a hand-written
  * two-panel SVG chart (attempts per logical request, the budget's tokens); prints the medians,
- * and the attempts per request of partial outages as well.
+ * and the attempts per request of partial outages as well. Then runs the throttling episode
+ * with all four {@link Variant variants}, writes every run's figures as CSV and prints the
+ * medians.
  *
  * <p>Arguments, all optional: {@code runs} per variant (default 50), the time series' CSV path
  * (default {@code docs/amplification.csv}), the runs' CSV path (default
- * {@code docs/amplification-runs.csv}) and the SVG path (default {@code docs/amplification.svg}).
+ * {@code docs/amplification-runs.csv}), the SVG path (default {@code docs/amplification.svg})
+ * and the throttling episode's runs' CSV path (default {@code docs/throttling-runs.csv}).
  * Run {@code n} of each variant uses seed {@code n}, so the output is reproducible and the two
  * variants meet the same think times and network.
  */
 public final class AmplificationSimulation {
 
+	/** The variants of the outage: without a throttling schedule, as nothing there is throttling. */
+	static final List<Variant> OUTAGE_VARIANTS = List.of(Variant.WITHOUT_BUDGET, Variant.WITH_BUDGET);
+
 	/** The outage failure rates of the partial-outage table. */
 	static final double[] OUTAGE_FAILURE_RATES = { 0.05, 0.1, 0.25, 0.5, 1.0 };
+
+	/** The rate limits of the throttling-episode table, in attempts per second. */
+	static final double[] THROTTLE_LIMITS = { 800, 700, 600, 400, 200 };
 
 	/** The width of a step of the time series in the CSV and the chart's left panel. */
 	static final double STEP_MS = 100;
@@ -56,31 +65,30 @@ public final class AmplificationSimulation {
 		Path seriesCsv = Path.of((args.length > 1) ? args[1] : "docs/amplification.csv");
 		Path runsCsv = Path.of((args.length > 2) ? args[2] : "docs/amplification-runs.csv");
 		Path svg = Path.of((args.length > 3) ? args[3] : "docs/amplification.svg");
+		Path throttlingCsv = Path.of((args.length > 4) ? args[4] : "docs/throttling-runs.csv");
 		long started = System.nanoTime();
 		Scenario scenario = Scenario.defaults();
-		Map<Variant, List<Result>> results = simulate(scenario, runs);
-		StringBuilder partial = new StringBuilder(
-				"| outage failure rate | attempts per request during the outage, without budget | with budget |\n"
-						+ "|---:|---:|---:|\n");
-		for (double rate : OUTAGE_FAILURE_RATES) {
-			Map<Variant, List<Result>> brownout = simulate(scenario.withOutageFailureRate(rate), runs);
-			partial.append(String.format(Locale.ROOT, "| %.0f %% | %.3f | %.3f |%n", rate * 100,
-					median(brownout.get(Variant.WITHOUT_BUDGET), Result::outageAttemptsPerRequest),
-					median(brownout.get(Variant.WITH_BUDGET), Result::outageAttemptsPerRequest)));
-		}
+		Map<Variant, List<Result>> results = simulate(scenario, runs, OUTAGE_VARIANTS);
+		String partial = partialOutageTable(scenario, runs);
+		Scenario episode = Scenario.throttlingEpisode();
+		Map<Variant, List<Result>> throttling = simulate(episode, runs, List.of(Variant.values()));
+		String limits = throttleLimitTable(episode, runs);
 		double seconds = (System.nanoTime() - started) / 1e9;
 		write(seriesCsv, seriesCsv(scenario, results));
 		write(runsCsv, runsCsv(results));
 		write(svg, svg(scenario, results, runs));
+		write(throttlingCsv, runsCsv(throttling));
 		System.out.println(table(scenario, results));
 		System.out.println(partial);
-		System.out.printf(Locale.ROOT, "%d runs per variant, %d scenarios, %.1f s; wrote %s, %s and %s%n", runs,
-				1 + OUTAGE_FAILURE_RATES.length, seconds, seriesCsv, runsCsv, svg);
+		System.out.println(throttlingTable(episode, throttling));
+		System.out.println(limits);
+		System.out.printf(Locale.ROOT, "%d runs per variant, %d scenarios, %.1f s; wrote %s, %s, %s and %s%n", runs,
+				2 + OUTAGE_FAILURE_RATES.length + THROTTLE_LIMITS.length, seconds, seriesCsv, runsCsv, svg, throttlingCsv);
 	}
 
-	static Map<Variant, List<Result>> simulate(Scenario scenario, int runs) {
+	static Map<Variant, List<Result>> simulate(Scenario scenario, int runs, List<Variant> variants) {
 		Map<Variant, List<Result>> results = new EnumMap<>(Variant.class);
-		for (Variant variant : Variant.values()) {
+		for (Variant variant : variants) {
 			results.put(variant, IntStream.range(0, runs)
 				.parallel()
 				.mapToObj((run) -> AmplificationModel.run(scenario, variant, run))
@@ -100,27 +108,83 @@ public final class AmplificationSimulation {
 	}
 
 	static String table(Scenario scenario, Map<Variant, List<Result>> results) {
-		List<Result> without = results.get(Variant.WITHOUT_BUDGET);
-		List<Result> with = results.get(Variant.WITH_BUDGET);
-		StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
-				"| median of %d runs (times: 10th–90th percentile in brackets) | without budget | with budget |%n"
-						+ "|---|---:|---:|%n",
-				with.size()));
-		row(out, "attempts per logical request, during the outage", "%.4f", without, with,
+		StringBuilder out = header("median of %d runs (times: 10th–90th percentile in brackets)", results);
+		row(out, "attempts per logical request, during the outage", "%.4f", results,
 				Result::outageAttemptsPerRequest);
-		row(out, "attempts per logical request, after recovery", "%.4f", without, with,
+		row(out, "attempts per logical request, after recovery", "%.4f", results,
 				Result::recoveredAttemptsPerRequest);
-		row(out, "attempts per second reaching the dependency, during the outage", "%,.0f", without, with,
+		row(out, "attempts per second reaching the dependency, during the outage", "%,.0f", results,
 				(run) -> outageLoad(scenario, run));
-		row(out, "attempts, in all", "%,.0f", without, with, Result::attempts);
-		row(out, "logical requests, in all", "%,.0f", without, with, Result::requests);
-		out.append(String.format(Locale.ROOT, "| budget allows retries again, after recovery | never closed | %s |%n",
-				spread(with, Result::budgetReopensMs)));
-		out.append(String.format(Locale.ROOT, "| first retry after recovery | %s | %s |%n",
-				spread(without, Result::firstRetryMs), spread(with, Result::firstRetryMs)));
-		row(out, "retries after recovery", "%,.0f", without, with, Result::retriesAfterRecovery);
-		row(out, "calls ended by the budget after recovery", "%,.0f", without, with, Result::deniedAfterRecovery);
+		row(out, "attempts, in all", "%,.0f", results, Result::attempts);
+		row(out, "logical requests, in all", "%,.0f", results, Result::requests);
+		out.append("| budget allows retries again, after recovery |");
+		results.forEach((variant, runs) -> out
+			.append(variant.hasBudget() ? " " + spread(runs, Result::budgetReopensMs) + " |" : " never closed |"));
+		out.append("\n| first retry after recovery |");
+		results.forEach((variant, runs) -> out.append(" ").append(spread(runs, Result::firstRetryMs)).append(" |"));
+		out.append("\n");
+		row(out, "retries after recovery", "%,.0f", results, Result::retriesAfterRecovery);
+		row(out, "calls ended by the budget after recovery", "%,.0f", results, Result::deniedAfterRecovery);
 		return out.toString();
+	}
+
+	/** Attempts per request during outages in which only a share of the attempts fail. */
+	static String partialOutageTable(Scenario scenario, int runs) {
+		StringBuilder out = new StringBuilder(
+				"| outage failure rate | attempts per request during the outage, without budget | with budget |\n"
+						+ "|---:|---:|---:|\n");
+		for (double rate : OUTAGE_FAILURE_RATES) {
+			Map<Variant, List<Result>> brownout = simulate(scenario.withOutageFailureRate(rate), runs,
+					OUTAGE_VARIANTS);
+			out.append(String.format(Locale.ROOT, "| %.0f %% | %.3f | %.3f |%n", rate * 100,
+					median(brownout.get(Variant.WITHOUT_BUDGET), Result::outageAttemptsPerRequest),
+					median(brownout.get(Variant.WITH_BUDGET), Result::outageAttemptsPerRequest)));
+		}
+		return out.toString();
+	}
+
+	/** Per rate limit and variant: attempts per request during the episode, and the share that succeeded. */
+	static String throttleLimitTable(Scenario episode, int runs) {
+		StringBuilder out = new StringBuilder("| dependency admits, per second |");
+		for (Variant variant : Variant.values()) {
+			out.append(" ").append(variant.label()).append(" |");
+		}
+		out.append("\n|---:|---:|---:|---:|---:|\n");
+		for (double limit : THROTTLE_LIMITS) {
+			out.append(String.format(Locale.ROOT, "| %,.0f |", limit));
+			simulate(episode.withThrottleLimit(limit), runs, List.of(Variant.values()))
+				.forEach((variant, variantRuns) -> out.append(String.format(Locale.ROOT, " %.3f (%.1f %%) |",
+						median(variantRuns, Result::outageAttemptsPerRequest),
+						median(variantRuns, Result::outageSuccessRate) * 100)));
+			out.append("\n");
+		}
+		return out.toString();
+	}
+
+	/** The throttling episode's medians, one column per variant. */
+	static String throttlingTable(Scenario scenario, Map<Variant, List<Result>> results) {
+		StringBuilder out = header("median of %d runs", results);
+		row(out, "attempts per logical request, during the episode", "%.3f", results,
+				Result::outageAttemptsPerRequest);
+		row(out, "attempts per logical request, after it", "%.3f", results, Result::recoveredAttemptsPerRequest);
+		row(out, String.format(Locale.ROOT, "attempts per second reaching the dependency (it admits %,.0f)",
+				scenario.throttleLimitPerSecond()), "%,.0f", results, (run) -> outageLoad(scenario, run));
+		row(out, "attempts answered 429", "%.1f %%", results, (run) -> run.outageThrottledShare() * 100);
+		row(out, "requests that succeeded", "%.1f %%", results, (run) -> run.outageSuccessRate() * 100);
+		row(out, "requests that succeeded, per second", "%,.0f", results,
+				(run) -> run.outageSucceeded() / (scenario.recoveryMs() / 1000));
+		row(out, "request latency, mean", "%,.0f ms", results, Result::outageLatencyMeanMs);
+		row(out, "request latency, 99th percentile", "%,.0f ms", results, Result::outageLatencyP99Ms);
+		return out.toString();
+	}
+
+	private static StringBuilder header(String first, Map<Variant, List<Result>> results) {
+		int runs = results.values().iterator().next().size();
+		StringBuilder out = new StringBuilder("| ").append(String.format(Locale.ROOT, first, runs)).append(" |");
+		results.keySet().forEach((variant) -> out.append(" ").append(variant.label()).append(" |"));
+		out.append("\n|---|");
+		results.keySet().forEach((variant) -> out.append("---:|"));
+		return out.append("\n");
 	}
 
 	/** A time in milliseconds: the median, and the 10th to 90th percentile in brackets. */
@@ -130,11 +194,12 @@ public final class AmplificationSimulation {
 				Statistics.quantile(values, 0.1), Statistics.quantile(values, 0.9));
 	}
 
-	private static void row(StringBuilder out, String name, String format, List<Result> without, List<Result> with,
+	private static void row(StringBuilder out, String name, String format, Map<Variant, List<Result>> results,
 			ToDoubleFunction<Result> value) {
-		out.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", name,
-				String.format(Locale.ROOT, format, median(without, value)),
-				String.format(Locale.ROOT, format, median(with, value))));
+		out.append("| ").append(name).append(" |");
+		results.values()
+			.forEach((runs) -> out.append(" ").append(String.format(Locale.ROOT, format, median(runs, value))).append(" |"));
+		out.append("\n");
 	}
 
 	/** The attempts that reached the dependency before recovery, per second. */
@@ -207,14 +272,17 @@ public final class AmplificationSimulation {
 	static String runsCsv(Map<Variant, List<Result>> results) {
 		StringBuilder out = new StringBuilder("variant,seed,requests,attempts,outage_requests,outage_attempts,"
 				+ "recovered_requests,recovered_attempts,budget_reopens_ms,first_retry_ms,retries_after_recovery,"
-				+ "denied_after_recovery,final_tokens\n");
+				+ "denied_after_recovery,final_tokens,outage_succeeded,outage_throttled_share,outage_latency_mean_ms,"
+				+ "outage_latency_p99_ms\n");
 		results.forEach((variant, runs) -> {
 			for (int seed = 0; seed < runs.size(); seed++) {
 				Result r = runs.get(seed);
-				out.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%d,%s%n", variant.label(), seed,
-						r.requests(), r.attempts(), r.outageRequests(), r.outageAttempts(), r.recoveredRequests(),
-						r.recoveredAttempts(), number(r.budgetReopensMs()), number(r.firstRetryMs()),
-						r.retriesAfterRecovery(), r.deniedAfterRecovery(), number(r.finalTokens())));
+				out.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%d,%s,%d,%.4f,%s,%s%n",
+						variant.label(), seed, r.requests(), r.attempts(), r.outageRequests(), r.outageAttempts(),
+						r.recoveredRequests(), r.recoveredAttempts(), number(r.budgetReopensMs()),
+						number(r.firstRetryMs()), r.retriesAfterRecovery(), r.deniedAfterRecovery(),
+						number(r.finalTokens()), r.outageSucceeded(), r.outageThrottledShare(),
+						number(r.outageLatencyMeanMs()), number(r.outageLatencyP99Ms())));
 			}
 		});
 		return out.toString();
@@ -257,7 +325,7 @@ public final class AmplificationSimulation {
 		tokens.vertical(0, "recovery", true);
 		tokens.horizontal(AmplificationModel.MAX_TOKENS / 2, "retries need more than half");
 		int x = 300;
-		for (Variant variant : Variant.values()) {
+		for (Variant variant : results.keySet()) {
 			chart.legend(x, 425, COLORS[variant.ordinal()], variant.label());
 			x += 200;
 		}

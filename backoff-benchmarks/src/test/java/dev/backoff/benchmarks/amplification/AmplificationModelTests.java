@@ -1,5 +1,9 @@
 package dev.backoff.benchmarks.amplification;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -83,6 +87,73 @@ class AmplificationModelTests {
 	}
 
 	@Test
+	void inAThrottlingEpisodeTheThrottlingScheduleSpreadsTheRetriesOverTheRateLimit() {
+		Scenario episode = Scenario.throttlingEpisode();
+		Result plain = AmplificationModel.run(episode, Variant.WITHOUT_BUDGET, SEED);
+		Result scheduled = AmplificationModel.run(episode, Variant.THROTTLING_SCHEDULE, SEED);
+		// The clients ask about 830 attempts per second of a dependency that admits 400: retried
+		// after 100 to 200 ms, most 429s meet the limit again.
+		assertThat(plain.outageThrottledShare()).isGreaterThan(0.5);
+		assertThat(plain.outageAttemptsPerRequest()).isBetween(1.8, 2.2);
+		assertThat(plain.outageSuccessRate()).isBetween(0.7, 0.85);
+		// Waiting 1 to 2 s instead, fewer retries meet the limit, and nearly every request succeeds.
+		assertThat(scheduled.outageThrottledShare()).isLessThan(0.3);
+		assertThat(scheduled.outageAttemptsPerRequest()).isLessThan(1.4);
+		assertThat(scheduled.outageSuccessRate()).isGreaterThan(0.95);
+		assertThat(AmplificationSimulation.outageLoad(episode, scheduled))
+			.isLessThan(AmplificationSimulation.outageLoad(episode, plain) / 1.5);
+		// The price is time: a request that was throttled waits a second or more.
+		assertThat(scheduled.outageLatencyP99Ms()).isGreaterThan(1000).isGreaterThan(plain.outageLatencyP99Ms());
+	}
+
+	@Test
+	void theThrottleCostKeepsRetriesWhereAWholeTokenPerFailureWouldStopThem() {
+		// At 700 per second about one attempt in six is throttled: more than the ~9 % a budget
+		// earns back at a whole token per failure (0.1 / 1.1), less than the ~22 % it earns back
+		// at 0.357 (0.1 / 0.457).
+		Scenario mild = Scenario.throttlingEpisode().withThrottleLimit(700);
+		Result wholeToken = AmplificationModel.run(mild, Variant.WITH_BUDGET, SEED);
+		Result throttleCost = AmplificationModel.run(mild, Variant.THROTTLING_SCHEDULE_WITH_BUDGET, SEED);
+		assertThat(wholeToken.outageAttemptsPerRequest()).isLessThan(1.01);
+		assertThat(wholeToken.outageSuccessRate()).isLessThan(0.85);
+		assertThat(throttleCost.outageAttemptsPerRequest()).isBetween(1.05, 1.2);
+		assertThat(throttleCost.outageSuccessRate()).isGreaterThan(0.95);
+	}
+
+	@Test
+	void aBudgetStillStopsRetriesWhenMostAttemptsAreThrottled() {
+		Scenario episode = Scenario.throttlingEpisode();
+		for (Variant variant : new Variant[] { Variant.WITH_BUDGET, Variant.THROTTLING_SCHEDULE_WITH_BUDGET }) {
+			Result result = AmplificationModel.run(episode, variant, SEED);
+			assertThat(result.outageAttemptsPerRequest()).as(variant.label()).isLessThan(1.01);
+			assertThat(result.recoveredAttemptsPerRequest()).as(variant.label()).isCloseTo(1.0525, within(0.01));
+		}
+	}
+
+	@Test
+	void inAPlainOutageTheThrottlingSettingsChangeNothing() {
+		// Nothing there is throttling: the same retries, waits and tokens as without them.
+		assertThat(AmplificationModel.run(SCENARIO, Variant.THROTTLING_SCHEDULE, SEED))
+			.isEqualTo(AmplificationModel.run(SCENARIO, Variant.WITHOUT_BUDGET, SEED));
+		assertThat(AmplificationModel.run(SCENARIO, Variant.THROTTLING_SCHEDULE_WITH_BUDGET, SEED))
+			.isEqualTo(AmplificationModel.run(SCENARIO, Variant.WITH_BUDGET, SEED));
+	}
+
+	@Test
+	void theReadmeShowsTheTablesTheSimulationPrints() throws IOException {
+		// The simulation is seeded: the README's medians of 50 runs come out the same on every machine.
+		String readme = Files.readString(Path.of("README.md"), StandardCharsets.UTF_8);
+		int runs = 50;
+		assertThat(readme).contains(AmplificationSimulation.table(SCENARIO,
+				AmplificationSimulation.simulate(SCENARIO, runs, AmplificationSimulation.OUTAGE_VARIANTS)));
+		assertThat(readme).contains(AmplificationSimulation.partialOutageTable(SCENARIO, runs));
+		Scenario episode = Scenario.throttlingEpisode();
+		assertThat(readme).contains(AmplificationSimulation.throttlingTable(episode,
+				AmplificationSimulation.simulate(episode, runs, List.of(Variant.values()))));
+		assertThat(readme).contains(AmplificationSimulation.throttleLimitTable(episode, runs));
+	}
+
+	@Test
 	void sameSeedGivesSameResult() {
 		for (Variant variant : Variant.values()) {
 			assertThat(AmplificationModel.run(SCENARIO, variant, SEED))
@@ -94,7 +165,8 @@ class AmplificationModelTests {
 
 	@Test
 	void simulationWritesCsvAndSvg() {
-		Map<Variant, List<Result>> results = AmplificationSimulation.simulate(SCENARIO, 2);
+		Map<Variant, List<Result>> results = AmplificationSimulation.simulate(SCENARIO, 2,
+				AmplificationSimulation.OUTAGE_VARIANTS);
 		assertThat(AmplificationSimulation.seriesCsv(SCENARIO, results)).startsWith("variant,step_ms,start_ms,")
 			.contains("without budget,100,0,2,")
 			.contains("with budget,10,9900,2,");
@@ -102,6 +174,13 @@ class AmplificationModelTests {
 			.contains("with budget,1,");
 		assertThat(AmplificationSimulation.table(SCENARIO, results))
 			.contains("| attempts per logical request, during the outage | 3.0000 |");
+		assertThat(AmplificationSimulation.runsCsv(results)).contains(",outage_latency_p99_ms\n");
+		Scenario episode = Scenario.throttlingEpisode();
+		assertThat(AmplificationSimulation.throttlingTable(episode,
+				AmplificationSimulation.simulate(episode, 2, List.of(Variant.values()))))
+			.startsWith("| median of 2 runs | without budget | with budget | throttling schedule | "
+					+ "throttling schedule and budget |\n|---|---:|---:|---:|---:|\n")
+			.contains("| attempts per second reaching the dependency (it admits 400) |");
 		assertThat(AmplificationSimulation.svg(SCENARIO, results, 2)).startsWith("<svg")
 			.contains("<polyline")
 			.endsWith("</svg>\n");
