@@ -35,8 +35,10 @@ public class BackoffFailureAnalyzer implements FailureAnalyzer {
 
 	private FailureAnalysis analysis(String property, @Nullable Object value, String rule, String action,
 			Throwable cause) {
+		// No line break at the end: Boot's reporter adds one, and a second would double the blank
+		// line before "Action:".
 		String description = String.format("Invalid Backoff configuration:%n%n    Property: %s%n    Value:    %s%n"
-				+ "    Rule:     %s%n", property, value, rule);
+				+ "    Rule:     %s", property, value, rule);
 		return new FailureAnalysis(description, action, cause);
 	}
 

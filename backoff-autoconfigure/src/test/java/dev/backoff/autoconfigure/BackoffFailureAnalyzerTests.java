@@ -3,6 +3,9 @@ package dev.backoff.autoconfigure;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -11,24 +14,33 @@ import java.util.concurrent.Future;
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.Banner;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.StringUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
  * Tests for {@link BackoffFailureAnalyzer}: every kind of bad configuration stops start-up
  * with a report that names the property (or attribute), the value given and the rule, and
  * says what to do.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class BackoffFailureAnalyzerTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -59,6 +71,20 @@ class BackoffFailureAnalyzerTests {
 			assertReport(analysis, "backoff.policies.quotes.multiplier", "0.5", "at least 1");
 			assertThat(analysis.getAction()).contains("backoff.policies.quotes.multiplier");
 		});
+	}
+
+	@Test
+	void startUpPrintsTheReportTheConfigurationPageShows(CapturedOutput output) throws IOException {
+		String page = Files.readString(Path.of("../docs/configuration.md"), StandardCharsets.UTF_8);
+		int heading = page.indexOf("## Bad configuration stops start-up");
+		int start = page.indexOf("```\n", heading) + 4;
+		String report = page.substring(start, page.indexOf("```\n", start));
+		assertThat(report).startsWith("***************************\nAPPLICATION FAILED TO START");
+		assertThatException().isThrownBy(() -> new SpringApplicationBuilder(ReportedApplication.class)
+			.web(WebApplicationType.NONE)
+			.bannerMode(Banner.Mode.OFF)
+			.run("--backoff.policies.quotes.multiplier=0.5"));
+		assertThat(output.getAll().replace(System.lineSeparator(), "\n")).contains(report);
 	}
 
 	@Test
@@ -633,6 +659,13 @@ class BackoffFailureAnalyzerTests {
 		public void setTimeout(Duration timeout) {
 			this.timeout = timeout;
 		}
+
+	}
+
+	/** An application as a user's, with one bad setting given on the command line. */
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration(BackoffAutoConfiguration.class)
+	static class ReportedApplication {
 
 	}
 

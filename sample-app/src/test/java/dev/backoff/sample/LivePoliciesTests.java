@@ -13,6 +13,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
@@ -24,10 +26,13 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
@@ -49,44 +54,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 		// A second context beside the shared one: its own in-memory database.
 		"spring.datasource.url=jdbc:h2:mem:backoff-sample-live;DB_CLOSE_DELAY=-1" })
 @Import(LivePoliciesTests.QuoteCalls.class)
+@ExtendWith(OutputCaptureExtension.class)
 class LivePoliciesTests {
 
 	private static final String POLICY = "/actuator/backoff/downstream";
 
-	/** The answer shown in docs/endpoint.md, section "Live policies". */
-	private static final String DOCUMENTED_ANSWER = """
-			{
-			  "policy": "downstream",
-			  "changes": {
-			    "downstream": {
-			      "maxAttempts": {
-			        "from": 4,
-			        "to": 1
-			      }
-			    }
-			  },
-			  "settings": {
-			    "maxAttempts": 1,
-			    "baseDelay": "100ms",
-			    "maxDelay": "2s",
-			    "multiplier": 2.0,
-			    "jitter": "full",
-			    "retryOn": [],
-			    "abortOn": [],
-			    "retryIf": false,
-			    "maxRetryAfter": "5s",
-			    "throttleOn": [],
-			    "retryNonIdempotent": false,
-			    "budget": {
-			      "maxTokens": 20.0,
-			      "tokenRatio": 0.5,
-			      "throttleCost": 0.357,
-			      "tokens": 20.0,
-			      "retriesAllowed": true
-			    }
-			  }
-			}
-			""";
+	/** The page that shows the answer and the INFO line, section "Live policies". */
+	private static final String ENDPOINT_PAGE = "../docs/endpoint.md";
 
 	@LocalServerPort
 	private int port;
@@ -114,10 +88,15 @@ class LivePoliciesTests {
 	}
 
 	@Test
-	void theChangeAnswersWithWhatChangedAndTheSettingsInForce() {
+	void theChangeAnswersWithWhatChangedAndTheSettingsInForce(CapturedOutput output) {
 		ResponseEntity<JsonNode> change = this.http.postJson(POLICY, "{\"maxAttempts\": 1}");
 		assertThat(change.getStatusCode()).isEqualTo(HttpStatus.OK);
-		assertThat(change.getBody()).isEqualTo(JsonMapper.shared().readTree(DOCUMENTED_ANSWER));
+		assertThat(change.getBody())
+			.isEqualTo(JsonMapper.shared().readTree(Docs.block(ENDPOINT_PAGE, "json", "\"changes\"")));
+		Matcher logged = Pattern.compile("`(Backoff policy 'downstream' changed by POST [^`]*)`")
+			.matcher(Docs.read(ENDPOINT_PAGE));
+		assertThat(logged.find()).as("the INFO line on the endpoint page").isTrue();
+		assertThat(output.getAll()).contains(" INFO ").contains(logged.group(1) + "\n");
 		JsonNode listed = this.http.get("/actuator/backoff", JsonNode.class).getBody().get("policies");
 		assertThat(listed.get("downstream").get("changes"))
 			.isEqualTo(JsonMapper.shared().readTree("{\"maxAttempts\": {\"from\": 4, \"to\": 1}}"));

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Replays the tour of {@code sample-app/README.md} ("Try it", scenarios 1 to 3) against the
- * application as {@code spring-boot:run} starts it (a context of its own, fresh, without the
- * test profile and with real waits) and compares every command's output with what the README
+ * application as {@code spring-boot:run} starts it (a context of its own, fresh, with its own
+ * database, without the test profile and with real waits) and compares every command's output with what the README
  * shows, so that a change that alters one fails the build until the README changes too.
  *
  * <p>The rules:
@@ -47,7 +47,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answer is checked by {@link ContentionExperimentTests}.</li>
  * </ul>
  */
-@SpringBootTest(classes = SampleApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT)
+@SpringBootTest(classes = SampleApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		// Its own in-memory database, fresh as at a first start, beside the other test contexts'.
+		properties = "spring.datasource.url=jdbc:h2:mem:backoff-sample-tour;DB_CLOSE_DELAY=-1")
 @DirtiesContext
 class TourTests {
 
