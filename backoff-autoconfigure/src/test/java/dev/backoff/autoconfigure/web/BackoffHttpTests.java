@@ -40,6 +40,7 @@ import org.springframework.core.io.InputStreamResource;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
@@ -196,6 +197,19 @@ class BackoffHttpTests {
 			assertThat(restClient(context).post().uri("/orders").body("order").retrieve().body(String.class))
 				.isEqualTo("ok");
 			assertThat(this.server.requests()).hasSize(2);
+		});
+	}
+
+	@Test
+	void aMethodOutsideTheStandardNineIsNamedOtherSoThatTheTagsStayBounded() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(503, "down"));
+			assertThat(restClient(context).method(HttpMethod.valueOf("PURGE")).uri("/cache")
+				.header(BackoffHttp.IDEMPOTENCY_KEY, "purge-1")
+				.retrieve()
+				.body(String.class)).isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(2);
+			assertThat(calls(context, "downstream OTHER", "success_after_retry")).isEqualTo(1);
 		});
 	}
 
