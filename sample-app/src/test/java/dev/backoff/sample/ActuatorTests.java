@@ -96,8 +96,13 @@ class ActuatorTests {
 		ResponseEntity<String> scrape = this.http.get("/actuator/prometheus", String.class);
 		assertThat(scrape.getStatusCode()).isEqualTo(HttpStatus.OK);
 		assertThat(scrape.getBody()).contains("backoff_calls_total{", "method=\"QuoteClient.fetch\"",
-				"outcome=\"success_after_retry\"", "backoff_attempts", "backoff_delay_seconds",
-				"backoff_retries_total{");
+				"outcome=\"success_after_retry\"", "backoff_retries_total{");
+		// The series the sample's README names under "What to watch": a timer and a summary have
+		// _count, _sum and _max, and no series of their bare name to query.
+		assertThat(scrape.getBody()).contains("\nbackoff_delay_seconds_count{", "\nbackoff_delay_seconds_sum{",
+				"\nbackoff_delay_seconds_max{", "\nbackoff_attempts_count{", "\nbackoff_attempts_sum{",
+				"\nbackoff_attempts_max{")
+			.doesNotContain("\nbackoff_delay_seconds{", "\nbackoff_attempts{", "\nbackoff_delay_seconds_bucket{");
 		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);
 	}
 
