@@ -1,7 +1,5 @@
 package dev.backoff.autoconfigure.web;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.backoff.autoconfigure.BackoffOperation;
@@ -12,7 +10,6 @@ import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
-import org.springframework.http.HttpMethod;
 import org.springframework.http.client.reactive.ClientHttpRequest;
 import org.springframework.http.client.reactive.ClientHttpRequestDecorator;
 import org.springframework.web.reactive.function.BodyInserter;
@@ -33,34 +30,19 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 
 	private static final @Nullable Object[] NO_ARGUMENTS = {};
 
-	private final BackoffHttp http;
+	private final ClientOperations operations;
 
-	private final String policy;
-
-	/** The source's operations by HTTP method, looked up once: a request then allocates no key. */
-	private final Map<HttpMethod, BackoffOperation> operations = new ConcurrentHashMap<>();
-
-	BackoffExchangeFilter(BackoffHttp http, String policy) {
-		this.http = http;
-		this.policy = policy;
-	}
-
-	private BackoffOperation operation(HttpMethod method) {
-		BackoffOperation operation = this.operations.get(method);
-		if (operation == null) {
-			operation = this.operations.computeIfAbsent(method,
-					(key) -> this.http.operation(this.policy, key, Mono.class));
-		}
-		return operation;
+	BackoffExchangeFilter(ClientOperations operations) {
+		this.operations = operations;
 	}
 
 	@Override
 	@SuppressWarnings("unchecked")
 	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
-		if (!this.http.isRetryable(this.policy, request.method(), request.headers())) {
+		if (!this.operations.isRetryable(request.method(), request.headers())) {
 			return next.exchange(request);
 		}
-		BackoffOperation operation = operation(request.method());
+		BackoffOperation operation = this.operations.get(request.method());
 		return Mono.defer(() -> {
 			Call call = new Call(request);
 			Mono<Object> retried;

@@ -10,6 +10,7 @@ import dev.backoff.autoconfigure.BackoffPolicies;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
 
 /**
  * Retries the requests of Spring's HTTP clients under a named policy of
@@ -74,7 +75,8 @@ public class BackoffHttp {
 	 * @throws BackoffConfigurationException if there is no such policy
 	 */
 	public ClientHttpRequestInterceptor interceptor(String policy) {
-		return new BackoffRequestInterceptor(this, requirePolicy(policy));
+		return new BackoffRequestInterceptor(
+				new ClientOperations(this, requirePolicy(policy), ClientHttpResponse.class));
 	}
 
 	String requirePolicy(String policy) {

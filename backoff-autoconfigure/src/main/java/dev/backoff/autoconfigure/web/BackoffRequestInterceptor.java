@@ -3,15 +3,12 @@ package dev.backoff.autoconfigure.web;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.Charset;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.backoff.autoconfigure.BackoffOperation;
 import dev.backoff.internal.Exceptions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -34,34 +31,19 @@ final class BackoffRequestInterceptor implements ClientHttpRequestInterceptor {
 
 	private static final @Nullable Object[] NO_ARGUMENTS = {};
 
-	private final BackoffHttp http;
+	private final ClientOperations operations;
 
-	private final String policy;
-
-	/** The source's operations by HTTP method, looked up once: a request then allocates no key. */
-	private final Map<HttpMethod, BackoffOperation> operations = new ConcurrentHashMap<>();
-
-	BackoffRequestInterceptor(BackoffHttp http, String policy) {
-		this.http = http;
-		this.policy = policy;
-	}
-
-	private BackoffOperation operation(HttpMethod method) {
-		BackoffOperation operation = this.operations.get(method);
-		if (operation == null) {
-			operation = this.operations.computeIfAbsent(method,
-					(key) -> this.http.operation(this.policy, key, ClientHttpResponse.class));
-		}
-		return operation;
+	BackoffRequestInterceptor(ClientOperations operations) {
+		this.operations = operations;
 	}
 
 	@Override
 	public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
 			throws IOException {
-		if (!this.http.isRetryable(this.policy, request.getMethod(), request.getHeaders())) {
+		if (!this.operations.isRetryable(request.getMethod(), request.getHeaders())) {
 			return execution.execute(request, body);
 		}
-		BackoffOperation operation = operation(request.getMethod());
+		BackoffOperation operation = this.operations.get(request.getMethod());
 		LastFailure last = new LastFailure();
 		try {
 			return (ClientHttpResponse) operation.invoke(() -> attempt(request, body, execution, last), null, null,

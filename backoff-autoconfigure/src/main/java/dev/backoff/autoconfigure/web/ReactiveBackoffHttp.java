@@ -2,6 +2,7 @@ package dev.backoff.autoconfigure.web;
 
 import dev.backoff.autoconfigure.BackoffConfigurationException;
 import dev.backoff.autoconfigure.BackoffPolicies;
+import reactor.core.publisher.Mono;
 
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 
@@ -36,7 +37,7 @@ public class ReactiveBackoffHttp {
 	 * @throws BackoffConfigurationException if there is no such policy
 	 */
 	public ExchangeFilterFunction filter(String policy) {
-		return new BackoffExchangeFilter(this.http, this.http.requirePolicy(policy));
+		return new BackoffExchangeFilter(new ClientOperations(this.http, this.http.requirePolicy(policy), Mono.class));
 	}
 
 }
