@@ -2,12 +2,18 @@ package dev.backoff.autoconfigure;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.reflect.Method;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
+import dev.backoff.Backoff;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,10 +45,33 @@ class BackoffConfigurationMetadataTests {
 	void describesEveryKeyOfDefaults() throws IOException {
 		DocumentContext metadata = metadata();
 		for (String key : List.of("max-attempts", "base-delay", "max-delay", "multiplier", "jitter", "max-elapsed",
-				"retry-on", "abort-on", "retry-on-exception", "max-retry-after")) {
+				"retry-on", "abort-on", "retry-on-exception", "max-retry-after", "throttle-base-delay",
+				"throttle-max-delay", "throttle-on", "retry-non-idempotent", "budget.enabled", "budget.max-tokens",
+				"budget.token-ratio", "budget.throttle-cost")) {
 			assertThat((String) property(metadata, "backoff.defaults." + key).get("description")).as(key)
 				.isNotBlank()
 				.endsWith(".");
+		}
+	}
+
+	@Test
+	void theConfigurationPageHasARowForEveryKey() throws IOException {
+		String page = Files.readString(Path.of("../docs/configuration.md"), StandardCharsets.UTF_8);
+		List<String> names = metadata().read("$.properties[*].name");
+		assertThat(names).hasSizeGreaterThan(20);
+		for (String name : names) {
+			// A policy's keys are shown without the prefix: the table says it.
+			String key = name.startsWith("backoff.defaults.") ? name.substring("backoff.defaults.".length()) : name;
+			assertThat(page).as(name).containsPattern("(?m)^\\| [^|]*`" + Pattern.quote(key) + "`");
+		}
+	}
+
+	@Test
+	void theConfigurationPageHasARowForEveryAnnotationAttribute() throws IOException {
+		String page = Files.readString(Path.of("../docs/configuration.md"), StandardCharsets.UTF_8);
+		for (Method attribute : Backoff.class.getDeclaredMethods()) {
+			assertThat(page).as(attribute.getName())
+				.containsPattern("(?m)^\\| [^|]*\\| [^|]*`" + attribute.getName() + " = ");
 		}
 	}
 
