@@ -5,9 +5,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -53,8 +50,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DirtiesContext
 class TourTests {
 
-	private static final Path README = Path.of("README.md");
-
 	private static final Pattern UUID = Pattern
 		.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
@@ -76,7 +71,7 @@ class TourTests {
 
 	@Test
 	void everyCommandOfTheTourPrintsWhatTheReadmeShows() throws Exception {
-		List<Step> tour = tour(Files.readString(README, StandardCharsets.UTF_8));
+		List<Step> tour = tour(Docs.read("README.md"));
 		// Scenarios 1 to 3 hold 37 commands; far fewer means the parsing lost some.
 		assertThat(tour).hasSizeGreaterThan(30);
 		List<String> differences = new ArrayList<>();
