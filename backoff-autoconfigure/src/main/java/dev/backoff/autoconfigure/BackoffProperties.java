@@ -144,15 +144,17 @@ public class BackoffProperties {
 		/**
 		 * Whether every call of a @Backoff method is a backoff.call observation, with one
 		 * backoff.attempt observation under it per attempt, when an ObservationRegistry is
-		 * present. When false, calls cost nothing more than without a registry.
+		 * present. When not set, calls are observed only if an observation handler other than
+		 * a meter handler (a tracer, say) is defined: Spring Boot's meter handler alone would
+		 * only add timers. When false, calls cost nothing more than without a registry.
 		 */
-		private boolean enabled = true;
+		private @Nullable Boolean enabled;
 
-		public boolean isEnabled() {
+		public @Nullable Boolean getEnabled() {
 			return this.enabled;
 		}
 
-		public void setEnabled(boolean enabled) {
+		public void setEnabled(@Nullable Boolean enabled) {
 			this.enabled = enabled;
 		}
 

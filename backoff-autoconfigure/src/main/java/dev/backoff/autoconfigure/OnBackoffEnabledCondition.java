@@ -15,7 +15,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 /**
  * Matches unless {@code backoff.enabled} is {@code false}, and stops start-up when one of
  * Backoff's switches has a value that a property condition would silently read as "no":
- * {@code backoff.enabled} or {@code backoff.metrics.enabled} other than {@code true} or
+ * {@code backoff.enabled}, {@code backoff.metrics.enabled} or {@code backoff.observations.enabled} other than {@code true} or
  * {@code false} ({@code flase}, {@code yes}, {@code "TRUE "}), or {@code backoff.mode} other
  * than {@code proxy} or {@code aspectj}. Evaluated first, before any other condition.
  */
@@ -27,6 +27,7 @@ class OnBackoffEnabledCondition extends SpringBootCondition {
 		Environment environment = context.getEnvironment();
 		Boolean enabled = flag(environment, "backoff.enabled");
 		flag(environment, "backoff.metrics.enabled");
+		flag(environment, "backoff.observations.enabled");
 		String mode = environment.getProperty("backoff.mode");
 		if (mode != null && !mode.equalsIgnoreCase("proxy") && !mode.equalsIgnoreCase("aspectj")) {
 			throw new BackoffConfigurationException("backoff.mode", mode, "must be one of proxy, aspectj",

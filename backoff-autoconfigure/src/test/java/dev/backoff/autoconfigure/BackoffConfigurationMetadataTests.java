@@ -36,9 +36,11 @@ class BackoffConfigurationMetadataTests {
 	@Test
 	void describesObservationsEnabled() throws IOException {
 		Map<String, Object> property = property(metadata(), "backoff.observations.enabled");
-		assertThat(property).containsEntry("type", "java.lang.Boolean").containsEntry("defaultValue", true);
+		// No default: unset means "when a handler other than a meter handler is defined".
+		assertThat(property).containsEntry("type", "java.lang.Boolean").doesNotContainKey("defaultValue");
 		assertThat((String) property.get("description")).contains("backoff.call observation")
-			.contains("backoff.attempt observation");
+			.contains("backoff.attempt observation")
+			.contains("other than a meter handler");
 	}
 
 	@Test

@@ -49,6 +49,8 @@ class BackoffObservationTests {
 		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class,
 				BackoffObservationAutoConfiguration.class))
 		.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
+		// The handlers are added to the registry by hand, not as beans: switched on explicitly.
+		.withPropertyValues("backoff.observations.enabled=true")
 		.withBean(Sleeper.class, () -> Sleeper.INSTANT)
 		.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, ManualScheduler.class, ManualScheduler::new)
 		.withBean(Service.class)

@@ -305,6 +305,7 @@ class BackoffHttpTests {
 	void eachRequestIsObservedAsACallWithItsAttemptsForBothClients() {
 		this.runner.withConfiguration(AutoConfigurations.of(BackoffObservationAutoConfiguration.class))
 			.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
+			.withPropertyValues("backoff.observations.enabled=true")
 			.run((context) -> {
 				TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
 				this.server.reply(Reply.status(503, "down"));
