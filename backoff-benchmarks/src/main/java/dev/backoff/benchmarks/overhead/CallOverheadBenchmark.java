@@ -7,6 +7,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -18,7 +19,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * The cost of one call of a simple bean method under each library: {@code success} succeeds at
  * once, {@code oneFailure} fails once (a fresh exception) and then succeeds, waits made free
  * where the library allows it. Each library lives in its own context, created only for the
- * benchmarks that use it.
+ * benchmarks that use it. {@code backoffActuator} is {@code @Backoff} as users run it, in a
+ * Spring Boot application with the actuator (no tracer); {@code backoffActuatorTracing} adds
+ * Micrometer Tracing's OpenTelemetry bridge at two sampling probabilities.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -94,6 +97,37 @@ public class CallOverheadBenchmark {
 		@Override
 		Class<BackoffService> type() {
 			return BackoffService.class;
+		}
+
+	}
+
+	/**
+	 * {@code @Backoff} in an application with Spring Boot's actuator and no tracer (the
+	 * default the quick start leads to): Boot's observation registry with its meter handler.
+	 */
+	@State(Scope.Benchmark)
+	public static class BackoffActuator extends Backoff {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.backoffActuator(Contexts.NO_TRACER);
+		}
+
+	}
+
+	/**
+	 * {@code @Backoff} with the actuator and Micrometer Tracing's OpenTelemetry bridge (no
+	 * exporter), sampling every trace or one in ten.
+	 */
+	@State(Scope.Benchmark)
+	public static class BackoffActuatorTracing extends Backoff {
+
+		@Param({ "1.0", "0.1" })
+		public String sampling;
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.backoffActuator("management.tracing.sampling.probability=" + this.sampling);
 		}
 
 	}
@@ -176,6 +210,16 @@ public class CallOverheadBenchmark {
 	}
 
 	@Benchmark
+	public String success_3_backoffActuator(BackoffActuator state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
+	public String success_3_backoffActuatorTracing(BackoffActuatorTracing state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
 	public String success_4_frameworkRetryable(FrameworkRetry state) {
 		return state.service.ok();
 	}
@@ -218,6 +262,16 @@ public class CallOverheadBenchmark {
 
 	@Benchmark
 	public String oneFailure_3_backoff(Backoff state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public String oneFailure_3_backoffActuator(BackoffActuator state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public String oneFailure_3_backoffActuatorTracing(BackoffActuatorTracing state) {
 		return state.service.flaky();
 	}
 

@@ -30,6 +30,8 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.RootClassFilter;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -74,6 +76,33 @@ public final class Contexts {
 		return new SpringApplicationBuilder(BackoffConfig.class).web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
 					"logging.level.root=warn")
+			.run();
+	}
+
+	/**
+	 * Spring Boot's actuator without a tracer: Micrometer Tracing's auto-configurations are
+	 * left out, so that Boot's meter observation handler is the registry's only handler, as in
+	 * an application that has {@code spring-boot-starter-actuator} and no tracing bridge.
+	 */
+	public static final String NO_TRACER = "spring.autoconfigure.exclude="
+			+ "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration,"
+			+ "org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration";
+
+	/**
+	 * An application as users run it with {@code spring-boot-starter-actuator}: every
+	 * auto-configuration on the class path (Boot's {@code ObservationRegistry} with its meter
+	 * observation handler, its meter registry, Backoff's), a {@link BackoffService} and free
+	 * waits. The benchmarks' class path has Micrometer Tracing's OpenTelemetry bridge, so the
+	 * application traces unless {@link #NO_TRACER} is among the properties.
+	 * @param properties more properties, such as {@link #NO_TRACER} or
+	 * {@code management.tracing.sampling.probability=1.0}
+	 * @return the started application
+	 */
+	public static ConfigurableApplicationContext backoffActuator(String... properties) {
+		return new SpringApplicationBuilder(BackoffActuatorConfig.class).web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
+					"logging.level.root=warn")
+			.properties(properties)
 			.run();
 	}
 
@@ -234,6 +263,23 @@ public final class Contexts {
 	@ImportAutoConfiguration(BackoffObservationAutoConfiguration.class)
 	@Import(BackoffConfig.class)
 	static class BackoffObservedConfig {
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class BackoffActuatorConfig {
+
+		@Bean
+		Sleeper noOpSleeper() {
+			return (delay) -> {
+			};
+		}
+
+		@Bean
+		BackoffService backoffService() {
+			return new BackoffService();
+		}
 
 	}
 

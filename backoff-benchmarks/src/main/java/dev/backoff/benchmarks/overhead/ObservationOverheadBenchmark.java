@@ -17,7 +17,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * no-op {@code @Observed} method under the same registry: without an
  * {@link ObservationRegistry}; with one but {@code backoff.observations.enabled=false}; with
  * one that has no handler (Micrometer's no-op); and with one whose only handler does nothing,
- * so that every observation is made, started, scoped and stopped.
+ * so that every observation is made, started, scoped and stopped (the registry's handlers are
+ * not beans, so observations are switched on by {@code backoff.observations.enabled=true}).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -43,7 +44,7 @@ public class ObservationOverheadBenchmark {
 
 		@Override
 		ConfigurableApplicationContext create() {
-			return Contexts.backoffObserved(ObservationRegistry.create());
+			return Contexts.backoffObserved(ObservationRegistry.create(), "backoff.observations.enabled=true");
 		}
 
 	}
@@ -53,7 +54,7 @@ public class ObservationOverheadBenchmark {
 
 		@Override
 		ConfigurableApplicationContext create() {
-			return Contexts.backoffObserved(Contexts.noOpHandlerRegistry());
+			return Contexts.backoffObserved(Contexts.noOpHandlerRegistry(), "backoff.observations.enabled=true");
 		}
 
 	}

@@ -2,12 +2,14 @@ package dev.backoff.benchmarks.startup;
 
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToIntFunction;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
@@ -15,7 +17,9 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionBuilder;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContextInitializer;
@@ -68,14 +72,11 @@ public final class StartupApplication {
 		for (int i = 0; i < beans; i++) {
 			proxies += AopUtils.isAopProxy(context.getBean(StartupSources.beanName(i))) ? 1 : 0;
 		}
-		int meters = (int) context.getBean(MeterRegistry.class)
-			.getMeters()
-			.stream()
-			.filter((meter) -> meter.getId().getName().startsWith("backoff."))
-			.count();
+		List<Meter> allMeters = context.getBean(MeterRegistry.class).getMeters();
+		int meters = (int) allMeters.stream().filter((meter) -> meter.getId().getName().startsWith("backoff")).count();
 		context.close();
 		return new Measurement(variant.id(), started - start, callsEnd - callsStart, heapAfterStart, heapAfterCalls,
-				proxies, called, meters);
+				proxies, called, meters, allMeters.size());
 	}
 
 	private static ApplicationContextInitializer<ConfigurableApplicationContext> registerBeans(int beans) {
@@ -108,10 +109,13 @@ public final class StartupApplication {
 	 * @param heapAfterCalls used heap after the first calls and a few collections
 	 * @param proxies how many of the generated beans are AOP proxies
 	 * @param calls how many methods were called and returned their result
-	 * @param meters how many {@code backoff.*} meters the registry holds after the calls
+	 * @param meters how many meters named {@code backoff…} the registry holds after the calls
+	 * (the {@code backoff.*} meters, and the timers a meter observation handler makes of
+	 * {@code backoff.call} and {@code backoff.attempt} observations)
+	 * @param allMeters how many meters the registry holds after the calls
 	 */
 	public record Measurement(String variant, long startupNanos, long callsNanos, long heapAfterStart,
-			long heapAfterCalls, int proxies, int calls, int meters) {
+			long heapAfterCalls, int proxies, int calls, int meters, int allMeters) {
 
 		private static final String PREFIX = "startup-measurement";
 
@@ -123,9 +127,9 @@ public final class StartupApplication {
 		String toLine() {
 			return String.format(Locale.ROOT,
 					"%s variant=%s startupNanos=%d callsNanos=%d heapAfterStart=%d heapAfterCalls=%d"
-							+ " proxies=%d calls=%d meters=%d",
+							+ " proxies=%d calls=%d meters=%d allMeters=%d",
 					PREFIX, this.variant, this.startupNanos, this.callsNanos, this.heapAfterStart, this.heapAfterCalls,
-					this.proxies, this.calls, this.meters);
+					this.proxies, this.calls, this.meters, this.allMeters);
 		}
 
 		/**
@@ -144,7 +148,8 @@ public final class StartupApplication {
 			return new Measurement(fields.get("variant"), Long.parseLong(fields.get("startupNanos")),
 					Long.parseLong(fields.get("callsNanos")), Long.parseLong(fields.get("heapAfterStart")),
 					Long.parseLong(fields.get("heapAfterCalls")), Integer.parseInt(fields.get("proxies")),
-					Integer.parseInt(fields.get("calls")), Integer.parseInt(fields.get("meters")));
+					Integer.parseInt(fields.get("calls")), Integer.parseInt(fields.get("meters")),
+					Integer.parseInt(fields.get("allMeters")));
 		}
 
 	}
@@ -175,6 +180,23 @@ public final class StartupApplication {
 	@Import(PlainConfig.class)
 	@EnableResilientMethods
 	static class FrameworkConfig {
+
+	}
+
+	/**
+	 * An application with {@code spring-boot-starter-actuator}: every auto-configuration on the
+	 * class path, as {@code @SpringBootApplication} would apply them.
+	 */
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class ActuatorConfig {
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@EnableResilientMethods
+	static class FrameworkActuatorConfig {
 
 	}
 

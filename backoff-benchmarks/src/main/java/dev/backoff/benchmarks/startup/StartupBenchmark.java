@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -29,8 +30,9 @@ import dev.backoff.benchmarks.startup.StartupSources.Flavour;
  * median and the range, then the medians' differences to {@code plain}, then the ratios.
  *
  * <p>Arguments, all optional: {@code runs} per variant (default 5), {@code beans} (default
- * 1000, {@value StartupSources#METHODS_PER_BEAN} methods each), and the directory of the
- * generated classes (default {@code target/startup}).
+ * 1000, {@value StartupSources#METHODS_PER_BEAN} methods each), the directory of the
+ * generated classes (default {@code target/startup}), and the variants to run, by id and
+ * comma-separated (default all; each one's baseline and Framework variant are added).
  */
 public final class StartupBenchmark {
 
@@ -45,12 +47,26 @@ public final class StartupBenchmark {
 		int runs = (args.length > 0) ? Integer.parseInt(args[0]) : 5;
 		int beans = (args.length > 1) ? Integer.parseInt(args[1]) : 1000;
 		Path classes = Path.of((args.length > 2) ? args[2] : "target/startup");
-		Map<StartupVariant, List<Measurement>> results = run(runs, beans, classes, System.err);
+		List<StartupVariant> variants = (args.length > 3) ? variants(args[3]) : List.of(StartupVariant.values());
+		Map<StartupVariant, List<Measurement>> results = run(runs, beans, classes, variants, System.err);
 		System.out.println(table(results, beans));
 	}
 
 	/**
-	 * Compiles the application's classes, then runs every variant {@code runs} times.
+	 * @param ids variants' ids, comma-separated
+	 * @return those variants with their baselines and Framework variants, in declaration order
+	 */
+	static List<StartupVariant> variants(String ids) {
+		EnumSet<StartupVariant> variants = EnumSet.noneOf(StartupVariant.class);
+		for (String id : ids.split(",")) {
+			StartupVariant variant = StartupVariant.of(id.trim());
+			variants.addAll(List.of(variant, variant.baseline(), variant.framework()));
+		}
+		return List.copyOf(variants);
+	}
+
+	/**
+	 * Runs every variant: see {@link #run(int, int, Path, List, PrintStream)}.
 	 * @param runs the runs per variant
 	 * @param beans the number of beans (and classes)
 	 * @param classes where to write the generated classes, one directory per flavour
@@ -61,6 +77,22 @@ public final class StartupBenchmark {
 	 */
 	public static Map<StartupVariant, List<Measurement>> run(int runs, int beans, Path classes, PrintStream progress)
 			throws IOException, InterruptedException {
+		return run(runs, beans, classes, List.of(StartupVariant.values()), progress);
+	}
+
+	/**
+	 * Compiles the application's classes, then runs the variants {@code runs} times, interleaved.
+	 * @param runs the runs per variant
+	 * @param beans the number of beans (and classes)
+	 * @param classes where to write the generated classes, one directory per flavour
+	 * @param variants the variants to run, each with its baseline and Framework variant
+	 * @param progress where to report progress
+	 * @return every variant's measurements, in the order they were made
+	 * @throws IOException if a child JVM cannot be started or read
+	 * @throws InterruptedException if interrupted while waiting for a child JVM
+	 */
+	public static Map<StartupVariant, List<Measurement>> run(int runs, int beans, Path classes,
+			List<StartupVariant> variants, PrintStream progress) throws IOException, InterruptedException {
 		String classPath = System.getProperty("java.class.path");
 		long compileStart = System.nanoTime();
 		for (Flavour flavour : Flavour.values()) {
@@ -70,7 +102,7 @@ public final class StartupBenchmark {
 				Flavour.values().length, classes, (System.nanoTime() - compileStart) / 1e9);
 		Map<StartupVariant, List<Measurement>> results = new EnumMap<>(StartupVariant.class);
 		for (int run = 1; run <= runs; run++) {
-			for (StartupVariant variant : StartupVariant.values()) {
+			for (StartupVariant variant : variants) {
 				Path flavourClasses = classes.resolve(variant.flavour().directoryName());
 				Measurement measurement = child(variant, beans, classPath + File.pathSeparator + flavourClasses);
 				results.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(measurement);
@@ -106,26 +138,28 @@ public final class StartupBenchmark {
 	 */
 	public static String table(Map<StartupVariant, List<Measurement>> results, int beans) {
 		StringBuilder table = new StringBuilder();
-		int runs = results.get(StartupVariant.PLAIN).size();
+		int runs = results.values().iterator().next().size();
 		table.append(String.format(Locale.ROOT, "%d beans x %d methods, runs per variant: %d; median (min-max)%n%n",
 				beans, StartupSources.METHODS_PER_BEAN, runs));
 		table.append("| variant | heap after start (MB) | heap after first calls (MB) | start-up (ms) "
-				+ "| first calls (ms) | total (ms) | proxied beans | methods called | backoff.* meters |\n");
-		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+				+ "| first calls (ms) | total (ms) | proxied beans | methods called | backoff meters | all meters |\n");
+		table.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		results.forEach((variant, measurements) -> table.append(String.format(Locale.ROOT,
-				"| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", variant.id(),
+				"| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", variant.id(),
 				summary(measurements, Measurement::heapAfterStart, MB, "%.1f"),
 				summary(measurements, Measurement::heapAfterCalls, MB, "%.1f"),
 				summary(measurements, Measurement::startupNanos, MS, "%.0f"),
 				summary(measurements, Measurement::callsNanos, MS, "%.0f"),
 				summary(measurements, Measurement::totalNanos, MS, "%.0f"), distinct(measurements, Measurement::proxies),
-				distinct(measurements, Measurement::calls), distinct(measurements, Measurement::meters))));
-		table.append(String.format(Locale.ROOT, "%nAdded to plain (difference of the medians)%n%n"));
+				distinct(measurements, Measurement::calls), distinct(measurements, Measurement::meters),
+				distinct(measurements, Measurement::allMeters))));
+		table.append(String.format(Locale.ROOT,
+				"%nAdded to plain with the same application (difference of the medians)%n%n"));
 		table.append("| variant | heap after start (MB) | heap after first calls (MB) | start-up (ms) "
 				+ "| first calls (ms) | total (ms) |\n");
 		table.append("|---|---:|---:|---:|---:|---:|\n");
 		results.forEach((variant, measurements) -> {
-			if (variant != StartupVariant.PLAIN) {
+			if (variant != variant.baseline() && results.containsKey(variant.baseline())) {
 				table.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.0f | %.0f | %.0f |%n", variant.id(),
 						added(results, variant, Measurement::heapAfterStart) / MB,
 						added(results, variant, Measurement::heapAfterCalls) / MB,
@@ -134,17 +168,17 @@ public final class StartupBenchmark {
 						added(results, variant, Measurement::totalNanos) / MS));
 			}
 		});
-		if (results.containsKey(StartupVariant.FRAMEWORK)) {
-			table.append(String.format(Locale.ROOT, "%nRatio to framework of the added figures%n%n"));
-			table.append("| variant | heap after start | heap after first calls | total time |\n");
-			table.append("|---|---:|---:|---:|\n");
-			for (StartupVariant variant : List.of(StartupVariant.BACKOFF, StartupVariant.BACKOFF_METRICS_OFF)) {
-				if (results.containsKey(variant)) {
-					table.append(String.format(Locale.ROOT, "| %s / framework | %.2f | %.2f | %.2f |%n", variant.id(),
-							ratio(results, variant, Measurement::heapAfterStart),
-							ratio(results, variant, Measurement::heapAfterCalls),
-							ratio(results, variant, Measurement::totalNanos)));
-				}
+		table.append(String.format(Locale.ROOT, "%nRatio to framework of the added figures%n%n"));
+		table.append("| variant | heap after start | heap after first calls | first calls | total time |\n");
+		table.append("|---|---:|---:|---:|---:|\n");
+		for (StartupVariant variant : results.keySet()) {
+			StartupVariant framework = variant.framework();
+			if (variant.flavour() == Flavour.BACKOFF && results.containsKey(framework)
+					&& results.containsKey(variant.baseline())) {
+				table.append(String.format(Locale.ROOT, "| %s / %s | %.2f | %.2f | %.2f | %.2f |%n", variant.id(),
+						framework.id(), ratio(results, variant, Measurement::heapAfterStart),
+						ratio(results, variant, Measurement::heapAfterCalls),
+						ratio(results, variant, Measurement::callsNanos), ratio(results, variant, Measurement::totalNanos)));
 			}
 		}
 		return table.toString();
@@ -174,12 +208,12 @@ public final class StartupBenchmark {
 	private static double added(Map<StartupVariant, List<Measurement>> results, StartupVariant variant,
 			ToDoubleFunction<Measurement> figure) {
 		return Statistics.median(values(results.get(variant), figure))
-				- Statistics.median(values(results.get(StartupVariant.PLAIN), figure));
+				- Statistics.median(values(results.get(variant.baseline()), figure));
 	}
 
 	private static double ratio(Map<StartupVariant, List<Measurement>> results, StartupVariant variant,
 			ToDoubleFunction<Measurement> figure) {
-		return added(results, variant, figure) / added(results, StartupVariant.FRAMEWORK, figure);
+		return added(results, variant, figure) / added(results, variant.framework(), figure);
 	}
 
 	private static double[] values(List<Measurement> measurements, ToDoubleFunction<Measurement> figure) {

@@ -1,13 +1,19 @@
 package dev.backoff.benchmarks.startup;
 
+import dev.backoff.benchmarks.startup.StartupApplication.ActuatorConfig;
 import dev.backoff.benchmarks.startup.StartupApplication.BackoffConfig;
+import dev.backoff.benchmarks.startup.StartupApplication.FrameworkActuatorConfig;
 import dev.backoff.benchmarks.startup.StartupApplication.FrameworkConfig;
 import dev.backoff.benchmarks.startup.StartupApplication.PlainConfig;
 import dev.backoff.benchmarks.startup.StartupSources.Flavour;
 
+import static dev.backoff.benchmarks.overhead.Contexts.NO_TRACER;
+
 /**
  * The applications the start-up benchmark compares, in the order it runs them: the same beans
- * in the same kind of context, only the retry library differing.
+ * in the same kind of context, only the retry library differing. Three kinds of context: the
+ * libraries' auto-configurations imported with a meter registry; an application with the
+ * actuator ({@code -actuator}); and the same with tracing ({@code -tracing}).
  */
 public enum StartupVariant {
 
@@ -22,7 +28,34 @@ public enum StartupVariant {
 			"backoff.metrics.enabled=false"),
 
 	/** Spring Framework 7's {@code @Retryable} on every method, {@code @EnableResilientMethods}. */
-	FRAMEWORK("framework", Flavour.FRAMEWORK, FrameworkConfig.class);
+	FRAMEWORK("framework", Flavour.FRAMEWORK, FrameworkConfig.class),
+
+	/**
+	 * As users run an application with {@code spring-boot-starter-actuator} and no tracer:
+	 * every auto-configuration on the class path, Micrometer Tracing's left out. The baseline
+	 * of the {@code -actuator} variants.
+	 */
+	PLAIN_ACTUATOR("plain-actuator", Flavour.PLAIN, ActuatorConfig.class, NO_TRACER, "backoff.enabled=false"),
+
+	/** {@link #BACKOFF} in the actuator's application. */
+	BACKOFF_ACTUATOR("backoff-actuator", Flavour.BACKOFF, ActuatorConfig.class, NO_TRACER),
+
+	/** {@link #FRAMEWORK} in the actuator's application. */
+	FRAMEWORK_ACTUATOR("framework-actuator", Flavour.FRAMEWORK, FrameworkActuatorConfig.class, NO_TRACER,
+			"backoff.enabled=false"),
+
+	/**
+	 * The actuator's application with Micrometer Tracing's OpenTelemetry bridge, Spring Boot's
+	 * default sampling (0.1). The baseline of the {@code -tracing} variants.
+	 */
+	PLAIN_TRACING("plain-tracing", Flavour.PLAIN, ActuatorConfig.class, "backoff.enabled=false"),
+
+	/** {@link #BACKOFF} in the traced application. */
+	BACKOFF_TRACING("backoff-tracing", Flavour.BACKOFF, ActuatorConfig.class),
+
+	/** {@link #FRAMEWORK} in the traced application. */
+	FRAMEWORK_TRACING("framework-tracing", Flavour.FRAMEWORK, FrameworkActuatorConfig.class,
+			"backoff.enabled=false");
 
 	private final String id;
 
@@ -37,6 +70,26 @@ public enum StartupVariant {
 		this.flavour = flavour;
 		this.configuration = configuration;
 		this.properties = properties;
+	}
+
+	/** @return the variant with the same application and no retry library */
+	public StartupVariant baseline() {
+		return of(setup("plain"));
+	}
+
+	/** @return the variant with the same application and Spring Framework's {@code @Retryable} */
+	public StartupVariant framework() {
+		return of(setup("framework"));
+	}
+
+	/** @return {@code library}'s variant with this one's application: the same suffix of the id */
+	private String setup(String library) {
+		for (String suffix : new String[] { "-actuator", "-tracing" }) {
+			if (this.id.endsWith(suffix)) {
+				return library + suffix;
+			}
+		}
+		return library;
 	}
 
 	/** @return the name printed in the table and passed to the child JVM */

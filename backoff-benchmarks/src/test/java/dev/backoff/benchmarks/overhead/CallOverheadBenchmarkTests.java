@@ -5,7 +5,11 @@ import java.util.function.Function;
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
+import dev.backoff.autoconfigure.BackoffObservations;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.handler.TracingObservationHandler;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
@@ -69,6 +73,49 @@ class CallOverheadBenchmarkTests {
 			MeterRegistry registry = state.context.getBean(MeterRegistry.class);
 			assertThat(registry.find("backoff.calls").counters()).isNotEmpty();
 			assertThat(registry.find("backoff.retries").counter().count()).isEqualTo(2);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	/**
+	 * With the actuator and no tracer, Boot's meter handler is the only observation handler:
+	 * calls are not observed, and the registry has no {@code backoff.call} timer beside the
+	 * {@code backoff.*} meters.
+	 */
+	@Test
+	void backoffWithTheActuatorAndNoTracerIsNotObserved() {
+		CallOverheadBenchmark.BackoffActuator state = start(new CallOverheadBenchmark.BackoffActuator());
+		try {
+			assertThat(state.context.getBeansOfType(TracingObservationHandler.class)).isEmpty();
+			assertThat(state.context.getBeansOfType(BackoffObservations.class)).isEmpty();
+			assertThat(state.context.getBean(ObservationRegistry.class).isNoop()).isFalse();
+			assertThat(this.benchmark.success_3_backoffActuator(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_3_backoffActuator);
+			MeterRegistry registry = state.context.getBean(MeterRegistry.class);
+			assertThat(registry.find("backoff.retries").counter().count()).isEqualTo(2);
+			assertThat(registry.find("backoff.call").meters()).isEmpty();
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void backoffWithTheActuatorAndATracerIsObserved() {
+		CallOverheadBenchmark.BackoffActuatorTracing state = new CallOverheadBenchmark.BackoffActuatorTracing();
+		state.sampling = "1.0";
+		start(state);
+		try {
+			assertThat(state.context.getBean(Tracer.class)).isNotSameAs(Tracer.NOOP);
+			assertThat(state.context.getBeansOfType(BackoffObservations.class)).hasSize(1);
+			assertThat(this.benchmark.success_3_backoffActuatorTracing(state)).isEqualTo(Flaky.RESULT);
+			assertOneFailurePath(state, this.benchmark::oneFailure_3_backoffActuatorTracing);
+			MeterRegistry registry = state.context.getBean(MeterRegistry.class);
+			assertThat(registry.find("backoff.call").tag("backoff.outcome", "success").timer().count()).isOne();
+			assertThat(registry.find("backoff.call").tag("backoff.outcome", "success_after_retry").timer().count())
+				.isPositive();
 		}
 		finally {
 			state.stop();

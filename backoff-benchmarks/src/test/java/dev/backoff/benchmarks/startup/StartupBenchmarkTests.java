@@ -59,6 +59,10 @@ class StartupBenchmarkTests {
 		assertThat(only(StartupVariant.BACKOFF).proxies()).isEqualTo(BEANS);
 		assertThat(only(StartupVariant.BACKOFF_METRICS_OFF).proxies()).isEqualTo(BEANS);
 		assertThat(only(StartupVariant.FRAMEWORK).proxies()).isEqualTo(BEANS);
+		assertThat(only(StartupVariant.PLAIN_ACTUATOR).proxies()).isZero();
+		assertThat(only(StartupVariant.BACKOFF_ACTUATOR).proxies()).isEqualTo(BEANS);
+		assertThat(only(StartupVariant.FRAMEWORK_ACTUATOR).proxies()).isEqualTo(BEANS);
+		assertThat(only(StartupVariant.BACKOFF_TRACING).proxies()).isEqualTo(BEANS);
 	}
 
 	@Test
@@ -66,6 +70,20 @@ class StartupBenchmarkTests {
 		assertThat(only(StartupVariant.BACKOFF).meters()).isPositive();
 		assertThat(only(StartupVariant.BACKOFF_METRICS_OFF).meters()).isZero();
 		assertThat(only(StartupVariant.FRAMEWORK).meters()).isZero();
+		assertThat(only(StartupVariant.FRAMEWORK_ACTUATOR).meters()).isZero();
+	}
+
+	/**
+	 * With the actuator and no tracer, the {@code backoff.*} meters alone: 4 per method once
+	 * each has succeeded (calls, attempts, and the retries' and delays' meters registered with
+	 * them), no timer of Boot's meter observation handler. With a tracer, the calls are
+	 * observed and Boot's meter handler adds its timers.
+	 */
+	@Test
+	void theActuatorAloneAddsNoObservationTimers() {
+		assertThat(only(StartupVariant.BACKOFF_ACTUATOR).meters()).isEqualTo(only(StartupVariant.BACKOFF).meters());
+		assertThat(only(StartupVariant.BACKOFF_TRACING).meters()).isGreaterThan(only(StartupVariant.BACKOFF).meters());
+		assertThat(only(StartupVariant.PLAIN_ACTUATOR).allMeters()).isPositive();
 	}
 
 	@Test
@@ -73,8 +91,10 @@ class StartupBenchmarkTests {
 		String table = StartupBenchmark.table(results, BEANS);
 		assertThat(table).contains("10 beans x 5 methods, runs per variant: 1")
 			.contains("| plain |", "| backoff |", "| backoff-metrics-off |", "| framework |")
-			.contains("Added to plain")
-			.contains("| backoff / framework |", "| backoff-metrics-off / framework |");
+			.contains("| plain-actuator |", "| backoff-actuator |", "| framework-actuator |")
+			.contains("Added to plain with the same application")
+			.contains("| backoff / framework |", "| backoff-metrics-off / framework |",
+					"| backoff-actuator / framework-actuator |", "| backoff-tracing / framework-tracing |");
 		assertThat(table.lines().filter((line) -> line.startsWith("| framework | "))).hasSize(2);
 	}
 
@@ -86,6 +106,12 @@ class StartupBenchmarkTests {
 		assertThat(StartupSources.beanSource(Flavour.FRAMEWORK, 7)
 			.replace("@org.springframework.resilience.annotation.Retryable(maxRetries = 2)", "")).isEqualTo(plain);
 		assertThat(plain).contains("public class Bean0007");
+	}
+
+	@Test
+	void aVariantRunsWithItsBaselineAndFrameworkVariant() {
+		assertThat(StartupBenchmark.variants("backoff-actuator")).containsExactly(StartupVariant.PLAIN_ACTUATOR,
+				StartupVariant.BACKOFF_ACTUATOR, StartupVariant.FRAMEWORK_ACTUATOR);
 	}
 
 	private static Measurement only(StartupVariant variant) {
