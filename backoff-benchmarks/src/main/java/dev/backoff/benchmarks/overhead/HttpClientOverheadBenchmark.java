@@ -15,10 +15,12 @@ import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.autoconfigure.web.BackoffHttp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -53,6 +55,15 @@ public class HttpClientOverheadBenchmark {
 	@State(Scope.Benchmark)
 	public static class Clients {
 
+		/**
+		 * The application: Backoff's auto-configurations alone ({@code none}); an application
+		 * with the actuator and no tracer, whose clients are observed as Spring Boot's
+		 * {@code RestClient.Builder} observes them ({@code actuator}); the same with Micrometer
+		 * Tracing's OpenTelemetry bridge, every trace sampled ({@code tracing}).
+		 */
+		@Param({ "none", "actuator", "tracing" })
+		public String application = "none";
+
 		ConfigurableApplicationContext context;
 
 		RestClient plain;
@@ -63,11 +74,18 @@ public class HttpClientOverheadBenchmark {
 
 		@Setup
 		public void start() {
-			this.context = context();
+			this.context = switch (this.application) {
+				case "none" -> context();
+				case "actuator" -> Contexts.backoffActuator(Contexts.NO_TRACER, MAX_ATTEMPTS);
+				case "tracing" -> Contexts.backoffActuator("management.tracing.sampling.probability=1.0", MAX_ATTEMPTS);
+				default -> throw new IllegalArgumentException("No application '" + this.application + "'");
+			};
+			ObservationRegistry registry = this.context.getBeanProvider(ObservationRegistry.class)
+				.getIfAvailable(() -> ObservationRegistry.NOOP);
 			ClientHttpRequestInterceptor noOp = (request, body, execution) -> execution.execute(request, body);
-			this.plain = client(null);
-			this.noOpInterceptor = client(noOp);
-			this.backoff = client(this.context.getBean(BackoffHttp.class).interceptor("downstream"));
+			this.plain = client(null, registry);
+			this.noOpInterceptor = client(noOp, registry);
+			this.backoff = client(this.context.getBean(BackoffHttp.class).interceptor("downstream"), registry);
 		}
 
 		@TearDown
@@ -93,19 +111,25 @@ public class HttpClientOverheadBenchmark {
 	}
 
 	/** @return a Spring Boot context with Backoff's auto-configuration and metrics, one policy */
+	private static final String MAX_ATTEMPTS = "backoff.policies.downstream.max-attempts=3";
+
 	static ConfigurableApplicationContext context() {
 		return new SpringApplicationBuilder(Config.class).web(WebApplicationType.NONE)
-			.properties(Map.of("spring.main.banner-mode", "off", "spring.main.log-startup-info", "false",
-					"logging.level.root", "warn", "backoff.policies.downstream.max-attempts", "3"))
+			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn",
+					MAX_ATTEMPTS)
 			.run();
 	}
 
 	/**
 	 * @param interceptor the one interceptor, or {@code null} for none
+	 * @param registry observes the client's requests, as Spring Boot's {@code RestClient.Builder} does
 	 * @return a client of the in-memory server
 	 */
-	static RestClient client(ClientHttpRequestInterceptor interceptor) {
-		RestClient.Builder builder = RestClient.builder().baseUrl("http://quotes").requestFactory(new InMemory());
+	static RestClient client(ClientHttpRequestInterceptor interceptor, ObservationRegistry registry) {
+		RestClient.Builder builder = RestClient.builder()
+			.baseUrl("http://quotes")
+			.requestFactory(new InMemory())
+			.observationRegistry(registry);
 		return (interceptor != null) ? builder.requestInterceptor(interceptor).build() : builder.build();
 	}
 
