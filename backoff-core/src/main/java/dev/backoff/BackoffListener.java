@@ -60,31 +60,7 @@ public interface BackoffListener {
 		if (listeners.size() == 1) {
 			return listeners.get(0);
 		}
-		BackoffListener[] all = listeners.toArray(new BackoffListener[0]);
-		return new BackoffListener() {
-
-			@Override
-			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
-				for (BackoffListener listener : all) {
-					ListenerCalls.retryScheduled(listener, attempt, delay, failure);
-				}
-			}
-
-			@Override
-			public void onSuccess(Outcome outcome, int attempts) {
-				for (BackoffListener listener : all) {
-					ListenerCalls.success(listener, outcome, attempts);
-				}
-			}
-
-			@Override
-			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
-				for (BackoffListener listener : all) {
-					ListenerCalls.failure(listener, outcome, attempts, failure);
-				}
-			}
-
-		};
+		return new CompositeListener(listeners.toArray(new BackoffListener[0]));
 	}
 
 }

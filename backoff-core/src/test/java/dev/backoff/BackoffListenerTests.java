@@ -71,6 +71,37 @@ class BackoffListenerTests {
 		assertThat(first.events()).hasSize(2).isEqualTo(second.events());
 	}
 
+	/**
+	 * A listener that does not override {@code onSuccess} is left out of the success path,
+	 * which then calls the one that does directly; both still hear of retries and failures,
+	 * and the one called directly is still guarded.
+	 */
+	@Test
+	void compositeCallsOnlyTheListenersThatHearOfSuccessesAndStillGuardsThem() {
+		BackoffListener retriesOnly = new BackoffListener() {
+
+			@Override
+			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+				BackoffListenerTests.this.calls.add("retriesOnly retry " + attempt);
+			}
+
+		};
+		BackoffListener throwing = new BackoffListener() {
+
+			@Override
+			public void onSuccess(Outcome outcome, int attempts) {
+				BackoffListenerTests.this.calls.add("throwing success " + attempts);
+				throw new IllegalStateException("listener broken");
+			}
+
+		};
+		BackoffListener composite = BackoffListener.composite(List.of(retriesOnly, throwing));
+		composite.onRetryScheduled(1, Duration.ZERO, null);
+		composite.onSuccess(Outcome.SUCCESS_AFTER_RETRY, 2);
+		composite.onSuccess(Outcome.SUCCESS, 1);
+		assertThat(this.calls).containsExactly("retriesOnly retry 1", "throwing success 2", "throwing success 1");
+	}
+
 	private BackoffListener named(String name) {
 		return new BackoffListener() {
 

