@@ -20,7 +20,8 @@ import org.springframework.util.function.SingletonSupplier;
  * The {@code @Backoff} advice for AspectJ weaving ({@code backoff.mode=aspectj}): since the
  * retry is woven into the method itself, it also covers a bean calling its own method, and
  * private and final methods, which Spring AOP proxies never see. It runs each call through
- * the same {@link BackoffOperation} as {@link BackoffInterceptor} does, found by the same
+ * the same {@link BackoffOperation} as
+ * {@link dev.backoff.autoconfigure.BackoffInterceptor BackoffInterceptor} does, found by the same
  * lookup, so that retries, metrics, logging and fallbacks behave the same in both modes; each
  * attempt is one {@link ProceedingJoinPoint#proceed() proceed()}.
  *
