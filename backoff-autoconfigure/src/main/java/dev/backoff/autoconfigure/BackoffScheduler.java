@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableScheduledFuture;
@@ -92,7 +93,13 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 
 	@Override
 	protected void afterExecute(Runnable task, @Nullable Throwable failure) {
-		this.pending.remove(task);
+		// A timer thread that took a retry off the queue as the executor stopped finds it stopped:
+		// ScheduledFutureTask.run() then cancels the task instead of running it, and neither
+		// shutdownNow()'s list nor remove() sees it. Its retry runs now and ends its call instead.
+		Runnable retry = this.pending.remove(task);
+		if (retry != null && isShutdown() && ((Future<?>) task).isCancelled()) {
+			retry.run();
+		}
 	}
 
 	@Override

@@ -7,6 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -218,6 +220,39 @@ class BackoffAsyncTests {
 	}
 
 	@Test
+	void aRetryATimerThreadHoldsAsTheSchedulerShutsDownStillEndsItsCall() {
+		// ScheduledFutureTask.run(): a retry a timer thread has taken off the queue when the
+		// executor stops cancels itself instead of running. The timer thread is held between
+		// the two here, while the scheduler shuts down.
+		CountDownLatch taken = new CountDownLatch(1);
+		CountDownLatch shutDown = new CountDownLatch(1);
+		this.contextRunner.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class,
+				() -> new BackoffScheduler(1, Executors.defaultThreadFactory()) {
+
+					@Override
+					protected void beforeExecute(Thread thread, Runnable task) {
+						taken.countDown();
+						awaitUninterruptibly(shutDown);
+					}
+
+				})
+			.run((context) -> {
+				BackoffScheduler scheduler = scheduler(context);
+				AsyncService service = context.getBean(AsyncService.class);
+				service.failFirst(100);
+				CompletableFuture<String> result = service.future();
+				assertThat(taken.await(10, TimeUnit.SECONDS)).isTrue();
+				assertThat(scheduler.shutdownNow()).isEmpty();
+				assertThat(result).isNotDone();
+				shutDown.countDown();
+				assertThat(scheduler.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+				assertThat(result).isCompletedExceptionally();
+				assertThat(failureOf(result)).isSameAs(service.failures().get(0));
+				assertThat(service.calls()).isEqualTo(1);
+			});
+	}
+
+	@Test
 	void callsTheFallbackWithTheOriginalFailure() {
 		this.contextRunner.run((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
@@ -293,6 +328,22 @@ class BackoffAsyncTests {
 	private static CompletableFuture<String> failingHourly(AsyncService service) {
 		service.failFirst(100);
 		return service.hourly();
+	}
+
+	/** Waits through shutdownNow()'s interrupt, which it restores once the latch opens. */
+	private static void awaitUninterruptibly(CountDownLatch latch) {
+		boolean interrupted = false;
+		while (latch.getCount() > 0) {
+			try {
+				latch.await();
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static Throwable failureOf(CompletableFuture<?> result) {
