@@ -32,10 +32,14 @@ import org.jspecify.annotations.Nullable;
  * <li>{@value #ATTEMPTS} (distribution summary: policy, method, outcome): attempts per call,
  * for every outcome but {@code success}, which is one attempt by definition.</li>
  * </ul>
- * A meter is registered the first time it has something to record: an outcome's counter and
- * summary when a call first ends so, the timer at the first wait, a retries counter at the
- * first retry for its exception. So a method never called has no meter, and one that never
- * fails only its {@code success} counter. After that first time a call only increments or
+ * A meter is registered the first time it has something to record, with one exception: when a
+ * method's first call ends, its {@value #CALLS} counter of every outcome is registered, at 0,
+ * before that call's is incremented. A counter born at 1 is a first increase that Prometheus's
+ * {@code increase()} and {@code rate()} cannot see, so without it a method's first failure of a
+ * kind would never fire an alert; this way only the outcome of its very first call is born at 1
+ * (see docs/observability.md). The rest come on first use: an outcome's summary when a call
+ * first ends so, the timer at the first wait, a retries counter at the first retry for its
+ * exception. So a method never called has no meter. After that a call only increments or
  * records, and a success on the first attempt costs one counter increment.
  */
 public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts {
@@ -72,7 +76,11 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		for (Counter counter : this.registry.find(CALLS)
 			.tags("policy", operation.getPolicyName(), "method", operation.getMethodTag())
 			.counters()) {
-			counts.merge(String.valueOf(counter.getId().getTag("outcome")), (long) counter.count(), Long::sum);
+			// The outcomes registered at 0 have not happened: they stay out, as before they were.
+			long count = (long) counter.count();
+			if (count > 0) {
+				counts.merge(String.valueOf(counter.getId().getTag("outcome")), count, Long::sum);
+			}
 		}
 		return counts;
 	}
@@ -147,18 +155,28 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			}
 		}
 
+		/** Registers every outcome's counter, at 0, the first time a call ends. */
 		private Counter registerCalls(Outcome outcome) {
-			Counter counter = Counter.builder(CALLS)
-				.description("Calls under a Backoff policy (@Backoff methods, HTTP clients), by how they ended")
-				.tags(tags().and("outcome", outcome.tagValue()))
-				.register(this.registry);
 			Counter[] calls = this.calls;
 			if (calls == null) {
 				calls = new Counter[Outcome.values().length];
+				for (Outcome each : Outcome.values()) {
+					calls[each.ordinal()] = callsCounter(each);
+				}
 				this.calls = calls;
+				return calls[outcome.ordinal()];
 			}
+			// Another thread's array, whose slots this thread may not see filled yet.
+			Counter counter = callsCounter(outcome);
 			calls[outcome.ordinal()] = counter;
 			return counter;
+		}
+
+		private Counter callsCounter(Outcome outcome) {
+			return Counter.builder(CALLS)
+				.description("Calls under a Backoff policy (@Backoff methods, HTTP clients), by how they ended")
+				.tags(tags().and("outcome", outcome.tagValue()))
+				.register(this.registry);
 		}
 
 		private DistributionSummary registerAttempts(Outcome outcome) {

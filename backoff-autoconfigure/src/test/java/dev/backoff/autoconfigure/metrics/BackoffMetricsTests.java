@@ -25,6 +25,8 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -65,8 +67,10 @@ class BackoffMetricsTests {
 			assertThat(quotes.fetch()).isEqualTo("ok");
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			assertThat(count(registry, "success")).isEqualTo(1);
-			// No summary for success, no timer and no retries counter before the first wait.
-			assertThat(meters(registry)).containsExactly("backoff.calls success");
+			// Every outcome's counter, at 0 but this one; no summary for success, no timer and no
+			// retries counter before the first wait.
+			assertThat(meters(registry)).containsExactlyInAnyOrderElementsOf(callsOfEveryOutcome());
+			assertThat(count(registry, "exhausted")).isZero();
 		});
 	}
 
@@ -83,6 +87,36 @@ class BackoffMetricsTests {
 			assertThat(registry.getMeters()).containsExactlyInAnyOrderElementsOf(afterFirst);
 			assertThat(count(registry, "success")).isEqualTo(2);
 		});
+	}
+
+	@Test
+	void aFailureAfterAMethodsFirstCallIsAnIncreaseInThePrometheusScrape() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+			.withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+			.withBean(RecordingSleeper.class)
+			.withBean(Quotes.class)
+			.withPropertyValues("backoff.policies.quotes.max-attempts=2")
+			.run((context) -> {
+				PrometheusMeterRegistry registry = context.getBean(PrometheusMeterRegistry.class);
+				Quotes quotes = context.getBean(Quotes.class);
+				assertThat(callsSeries(registry)).isEmpty();
+				quotes.script("ok");
+				quotes.fetch();
+				// Scraped before the failure: the series it increments is already there, at 0.
+				List<String> beforeFailure = callsSeries(registry);
+				quotes.script("io", "io");
+				assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(quotes::fetch);
+				List<String> afterFailure = callsSeries(registry);
+				System.out.printf("Backoff first failure, scraped before:%n%s%nand after:%n%s%n",
+						String.join("\n", beforeFailure), String.join("\n", afterFailure));
+				String exhausted = "backoff_calls_total{method=\"Quotes.fetch\",outcome=\"exhausted\",policy=\"quotes\"}";
+				assertThat(beforeFailure).hasSize(Outcome.values().length)
+					.contains(exhausted + " 0.0",
+							"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"success\",policy=\"quotes\"} 1.0");
+				assertThat(afterFailure).hasSize(Outcome.values().length).contains(exhausted + " 1.0");
+			});
 	}
 
 	@Test
@@ -133,9 +167,9 @@ class BackoffMetricsTests {
 				.containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
 			assertThat(registry.get(BackoffMetrics.ATTEMPTS).tag("outcome", "success_after_retry").summary().totalAmount())
 				.isEqualTo(3);
-			assertThat(meters(registry)).containsExactlyInAnyOrder("backoff.calls success_after_retry",
-					"backoff.attempts success_after_retry", "backoff.delay",
-					"backoff.retries UncheckedIOException", "backoff.retries IllegalStateException");
+			assertThat(meters(registry)).containsExactlyInAnyOrderElementsOf(callsOfEveryOutcome("backoff.attempts "
+					+ "success_after_retry", "backoff.delay", "backoff.retries UncheckedIOException",
+					"backoff.retries IllegalStateException"));
 		});
 	}
 
@@ -166,8 +200,8 @@ class BackoffMetricsTests {
 			assertThat(count(registry, "not_retryable")).isEqualTo(1);
 			assertThat(registry.get(BackoffMetrics.ATTEMPTS).tag("outcome", "not_retryable").summary().count())
 				.isEqualTo(1);
-			assertThat(meters(registry)).containsExactlyInAnyOrder("backoff.calls not_retryable",
-					"backoff.attempts not_retryable");
+			assertThat(meters(registry))
+				.containsExactlyInAnyOrderElementsOf(callsOfEveryOutcome("backoff.attempts not_retryable"));
 		});
 	}
 
@@ -241,6 +275,18 @@ class BackoffMetricsTests {
 
 	private static double count(MeterRegistry registry, String outcome) {
 		return registry.get(BackoffMetrics.CALLS).tag("outcome", outcome).counter().count();
+	}
+
+	/** The lines of the {@code backoff_calls_total} series in a Prometheus scrape. */
+	private static List<String> callsSeries(PrometheusMeterRegistry registry) {
+		return registry.scrape().lines().filter((line) -> line.startsWith("backoff_calls_total{")).toList();
+	}
+
+	/** The {@code backoff.calls} meter of every outcome, as {@link #meters} names them, and {@code others}. */
+	private static List<String> callsOfEveryOutcome(String... others) {
+		return Stream.concat(Stream.of(Outcome.values()).map((outcome) -> "backoff.calls " + outcome.tagValue()),
+				Stream.of(others))
+			.toList();
 	}
 
 	/** The meters of {@code Quotes.fetch}, each as its name and its outcome or exception. */
