@@ -1,6 +1,7 @@
 package dev.backoff.autoconfigure.web;
 
-import java.util.concurrent.atomic.AtomicLong;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
 
 import dev.backoff.autoconfigure.BackoffOperation;
 import org.jspecify.annotations.Nullable;
@@ -9,7 +10,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.client.reactive.ClientHttpRequest;
 import org.springframework.http.client.reactive.ClientHttpRequestDecorator;
 import org.springframework.web.reactive.function.BodyInserter;
@@ -22,13 +23,19 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 /**
  * {@link BackoffHttp#filter}: each subscription to an exchange is one call of the policy,
  * retried by resubscription as a {@code Mono}-returning {@code @Backoff} method is. Every
- * attempt exchanges again through the filters after this one, and writes the body again;
- * a retry whose body comes out empty where the first attempt's was not fails with a message
- * instead of sending it (a one-shot publisher, a consumed stream).
+ * attempt exchanges again through the filters after this one, and writes the body again. A
+ * retry sends the whole body or fails with {@link RequestBodyNotRepeatableException}, never
+ * part of it: its bytes must be those an earlier attempt wrote (the same checksum over as many
+ * bytes, the same length once one wrote it whole), which a one-shot publisher or a stream that
+ * continues where the last attempt stopped cannot give. An error response is judged by its
+ * status and headers, its body left unread: the last one reaches the client as it came, and
+ * one that is retried or left behind is released.
  */
 final class BackoffExchangeFilter implements ExchangeFilterFunction {
 
 	private static final @Nullable Object[] NO_ARGUMENTS = {};
+
+	private static final byte[] UNREAD = {};
 
 	private final ClientOperations operations;
 
@@ -47,24 +54,32 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 			Call call = new Call(request);
 			Mono<Object> retried;
 			try {
-				retried = (Mono<Object>) operation.invoke(() -> call.attempt(next), null, null, NO_ARGUMENTS);
+				retried = (Mono<Object>) operation.invoke(() -> Mono.defer(() -> call.attempt(next)), null, null,
+						NO_ARGUMENTS);
 			}
 			catch (Throwable ex) {
 				// A Mono-returning operation hands every failure to its subscriber; this is a bug.
 				return Mono.error(ex);
 			}
 			return retried.cast(ClientResponse.class)
-				.onErrorResume((failure) -> failure == call.failure, (failure) -> Mono.just(call.response));
+				.onErrorResume((failure) -> failure == call.failure, (failure) -> Mono.justOrEmpty(call.take()))
+				.doFinally((signal) -> call.release());
 		});
 	}
 
-	/** One subscription's attempts: the body each wrote, and the last error response. */
+	/** One subscription's attempts: what their bodies wrote, and the last error response. */
 	private static final class Call {
 
 		private final ClientRequest request;
 
-		/** Bytes the first attempt's body wrote; -1 before it has written. */
-		private final AtomicLong firstBody = new AtomicLong(-1);
+		/** The longest body an attempt wrote so far: its length, -1 before any wrote. */
+		private volatile long written = -1;
+
+		/** The checksum of those bytes. */
+		private volatile long checksum;
+
+		/** Whether that attempt wrote its body whole. */
+		private volatile boolean whole;
 
 		private volatile @Nullable Throwable failure;
 
@@ -75,33 +90,43 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 		}
 
 		Mono<ClientResponse> attempt(ExchangeFunction next) {
+			ClientResponse previous = take();
+			Mono<Void> released = (previous != null) ? previous.releaseBody().onErrorComplete() : Mono.empty();
 			BodyInserter<?, ? super ClientHttpRequest> body = this.request.body();
-			ClientRequest counted = ClientRequest.from(this.request)
-				.body((message, context) -> body.insert(new CountingRequest(message), context))
+			ClientRequest checked = ClientRequest.from(this.request)
+				.body((message, context) -> body.insert(new CheckedRequest(message), context))
 				.build();
-			return next.exchange(counted).flatMap(this::judge);
+			return released.then(next.exchange(checked)).flatMap(this::judge);
 		}
 
-		/** An error response becomes the attempt's failure, read whole, as WebClient's retrieve() would throw it. */
+		/** An error response becomes the attempt's failure, as WebClient's retrieve() would throw it, body unread. */
 		private Mono<ClientResponse> judge(ClientResponse response) {
 			if (!response.statusCode().isError()) {
 				return Mono.just(response);
 			}
-			return response.bodyToMono(byte[].class).defaultIfEmpty(new byte[0]).flatMap((content) -> {
-				ClientResponse buffered = ClientResponse.create(response.statusCode(), response.strategies())
-					.headers((headers) -> headers.addAll(response.headers().asHttpHeaders()))
-					.cookies((cookies) -> cookies.addAll(response.cookies()))
-					.request(response.request())
-					.body(Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(content))))
-					.build();
-				WebClientResponseException failure = WebClientResponseException.create(response.statusCode(),
-						statusText(response), response.headers().asHttpHeaders(), content,
-						response.headers().contentType().map((type) -> type.getCharset()).orElse(null),
-						response.request());
-				this.response = buffered;
-				this.failure = failure;
-				return Mono.error(failure);
-			});
+			WebClientResponseException failure = WebClientResponseException.create(response.statusCode(),
+					statusText(response), response.headers().asHttpHeaders(), UNREAD,
+					response.headers().contentType().map((type) -> type.getCharset()).orElse(null),
+					response.request());
+			this.response = response;
+			this.failure = failure;
+			return Mono.error(failure);
+		}
+
+		/** @return the last error response, no longer this call's to release */
+		@Nullable ClientResponse take() {
+			ClientResponse response = this.response;
+			this.response = null;
+			this.failure = null;
+			return response;
+		}
+
+		/** Releases an error response that was neither retried nor handed to the client. */
+		void release() {
+			ClientResponse response = take();
+			if (response != null) {
+				response.releaseBody().onErrorComplete().subscribe();
+			}
 		}
 
 		private static String statusText(ClientResponse response) {
@@ -109,20 +134,48 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 					? status.getReasonPhrase() : "";
 		}
 
-		/** Counts the bytes of a body as it is written, and stops a retry's empty one. */
-		private final class CountingRequest extends ClientHttpRequestDecorator {
+		private RequestBodyNotRepeatableException notRepeatable(String what, @Nullable Throwable cause) {
+			return new RequestBodyNotRepeatableException("The body of " + this.request.method() + " "
+					+ this.request.url() + " could not be sent again for a retry: " + what + ". Give WebClient a "
+					+ "body it can write more than once (bodyValue, or a publisher that replays), or do not retry "
+					+ "this request.", cause);
+		}
 
-			CountingRequest(ClientHttpRequest delegate) {
+		/** Checks one attempt's body, as it is written, against what the earlier attempts wrote. */
+		private final class CheckedRequest extends ClientHttpRequestDecorator {
+
+			/** What earlier attempts wrote: -1 for the first attempt, which has nothing to match. */
+			private final long before = Call.this.written;
+
+			private final long checksumBefore = Call.this.checksum;
+
+			private final boolean wholeBefore = Call.this.whole;
+
+			private final CRC32 crc = new CRC32();
+
+			private long count;
+
+			CheckedRequest(ClientHttpRequest delegate) {
 				super(delegate);
 			}
 
 			@Override
 			public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
-				AtomicLong written = new AtomicLong();
-				Flux<DataBuffer> counted = Flux.<DataBuffer>from(body)
-					.doOnNext((buffer) -> written.addAndGet(buffer.readableByteCount()))
-					.concatWith(Mono.defer(() -> check(written.get())));
-				return super.writeWith(counted);
+				Flux<DataBuffer> checked = Flux.<DataBuffer>from(body)
+					.onErrorMap((ex) -> this.before > 0 && this.count == 0, (ex) -> notRepeatable("an earlier "
+							+ "attempt wrote " + this.before + " bytes, this one failed before writing any", ex))
+					.<DataBuffer>handle((buffer, sink) -> {
+						RequestBodyNotRepeatableException different = add(buffer);
+						if (different == null) {
+							sink.next(buffer);
+						}
+						else {
+							DataBufferUtils.release(buffer);
+							sink.error(different);
+						}
+					})
+					.concatWith(Mono.defer(this::end));
+				return super.writeWith(checked);
 			}
 
 			@Override
@@ -132,18 +185,57 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 
 			@Override
 			public Mono<Void> setComplete() {
-				return check(0).then(super.setComplete());
+				return end().then(super.setComplete());
 			}
 
-			/** Records the first body's size; an empty retry of a non-empty body is an error. */
-			private <T> Mono<T> check(long written) {
-				if (Call.this.firstBody.compareAndSet(-1, written) || written > 0 || Call.this.firstBody.get() == 0) {
-					return Mono.empty();
+			/** Checksums a buffer's bytes; checks them against the earlier attempts' when they reach as far. */
+			private @Nullable RequestBodyNotRepeatableException add(DataBuffer buffer) {
+				try (DataBuffer.ByteBufferIterator buffers = buffer.readableByteBuffers()) {
+					while (buffers.hasNext()) {
+						ByteBuffer bytes = buffers.next();
+						int length = bytes.remaining();
+						// The bytes up to where the earlier attempts stopped, when this buffer reaches there.
+						long toBefore = this.before - this.count;
+						int checked = (toBefore > 0 && toBefore <= length) ? (int) toBefore : 0;
+						if (checked > 0) {
+							ByteBuffer head = bytes.duplicate();
+							head.limit(head.position() + checked);
+							this.crc.update(head);
+							if (this.crc.getValue() != this.checksumBefore) {
+								return notRepeatable("its first " + this.before + " bytes differ from those an "
+										+ "earlier attempt wrote", null);
+							}
+						}
+						ByteBuffer rest = bytes.duplicate();
+						rest.position(rest.position() + checked);
+						this.crc.update(rest);
+						this.count += length;
+					}
 				}
-				return Mono.error(new RequestBodyNotRepeatableException("The body of " + Call.this.request.method() + " "
-						+ Call.this.request.url() + " could not be sent again for a retry: the first attempt wrote "
-						+ Call.this.firstBody.get() + " bytes, this one none. Give WebClient a body it can write "
-						+ "more than once (bodyValue, or a publisher that replays), or do not retry this request."));
+				if (this.wholeBefore && this.count > this.before) {
+					return notRepeatable("an earlier attempt wrote it whole, " + this.before + " bytes, this one more",
+							null);
+				}
+				if (this.count > Call.this.written) {
+					record(false);
+				}
+				return null;
+			}
+
+			/** The body is complete: it must be as long as the earlier attempts'. */
+			private <T> Mono<T> end() {
+				if (this.count < this.before) {
+					return Mono.error(notRepeatable("an earlier attempt wrote " + this.before + " bytes, this one "
+							+ ((this.count != 0) ? this.count : "none"), null));
+				}
+				record(true);
+				return Mono.empty();
+			}
+
+			private void record(boolean whole) {
+				Call.this.checksum = this.crc.getValue();
+				Call.this.written = this.count;
+				Call.this.whole = whole;
 			}
 
 		}

@@ -11,6 +11,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.util.StringUtils;
 
 /**
  * Retries the requests of Spring's HTTP clients under a named policy of
@@ -30,7 +31,7 @@ import org.springframework.http.client.ClientHttpResponse;
  * <p>Idempotency: a request that failed may have taken effect on the server, so only the
  * methods that RFC 9110 calls idempotent ({@code GET}, {@code HEAD}, {@code OPTIONS},
  * {@code PUT}, {@code DELETE}, {@code TRACE}) are retried; a {@code POST} or {@code PATCH}
- * only when it carries an {@value #IDEMPOTENCY_KEY} header, by which the server can tell a
+ * only when it carries a non-blank {@value #IDEMPOTENCY_KEY} header, by which the server can tell a
  * retry from a new request, or when the policy sets {@code retry-non-idempotent: true}.
  * Another request goes through once, untouched and unmetered by Backoff.
  *
@@ -38,7 +39,7 @@ import org.springframework.http.client.ClientHttpResponse;
  * {@link HttpFailures} as a thrown {@code RestClientResponseException} or
  * {@code WebClientResponseException} would be: so the policy's {@code retry-on},
  * {@code abort-on}, throttling and {@code Retry-After} apply to it. When the call ends on
- * such a failure, the client gets the last response itself, its body kept, and handles it as
+ * such a failure, the client gets the last response itself, its body unread, and handles it as
  * it would have without retries (its status handlers throw as usual).
  *
  * <p>The WebClient filter is on a bean of its own, {@link ReactiveBackoffHttp}, present when
@@ -98,7 +99,8 @@ public class BackoffHttp {
 	 * {@code PATCH}, or a policy that retries the non-idempotent ones.
 	 */
 	boolean isRetryable(String policy, HttpMethod method, HttpHeaders headers) {
-		return IDEMPOTENT.contains(method) || headers.containsHeader(IDEMPOTENCY_KEY)
+		// A blank key identifies nothing: the server cannot tell a retry by it.
+		return IDEMPOTENT.contains(method) || StringUtils.hasText(headers.getFirst(IDEMPOTENCY_KEY))
 				|| this.operations.getPolicies().isRetryNonIdempotent(policy);
 	}
 

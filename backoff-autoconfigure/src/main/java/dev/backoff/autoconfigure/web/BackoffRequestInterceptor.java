@@ -1,7 +1,6 @@
 package dev.backoff.autoconfigure.web;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.Charset;
 
 import dev.backoff.autoconfigure.BackoffOperation;
@@ -15,7 +14,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
-import org.springframework.util.StreamUtils;
+import org.springframework.http.client.support.HttpRequestWrapper;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClientResponseException;
@@ -24,12 +23,16 @@ import org.springframework.web.client.UnknownHttpStatusCodeException;
 /**
  * {@link BackoffHttp#interceptor}: each request one call of the policy. Every attempt calls
  * {@code execution.execute} again, which since Spring Framework 7 (issue 34169) runs the
- * interceptors after this one anew; the body is the byte array Spring buffered, the same
- * for every attempt.
+ * interceptors after this one anew, on a fresh copy of the request (its headers copied), so
+ * that what they add does not pile up; the body is the byte array Spring buffered, the same
+ * for every attempt. An error response is judged by its status and headers, its body left
+ * unread: the last one reaches the client as it came, and one that is retried is closed.
  */
 final class BackoffRequestInterceptor implements ClientHttpRequestInterceptor {
 
 	private static final @Nullable Object[] NO_ARGUMENTS = {};
+
+	private static final byte[] UNREAD = {};
 
 	private final ClientOperations operations;
 
@@ -46,62 +49,81 @@ final class BackoffRequestInterceptor implements ClientHttpRequestInterceptor {
 		BackoffOperation operation = this.operations.get(request.getMethod());
 		LastFailure last = new LastFailure();
 		try {
-			return (ClientHttpResponse) operation.invoke(() -> attempt(request, body, execution, last), null, null,
+			return (ClientHttpResponse) operation.invoke(() -> last.attempt(request, body, execution), null, null,
 					NO_ARGUMENTS);
 		}
 		catch (Throwable ex) {
-			if (ex == last.failure) {
+			ClientHttpResponse response = last.response;
+			if (ex == last.failure && response != null) {
 				// The call ended on an error response: the client gets it, to handle as without retries.
-				return last.response;
+				return response;
 			}
+			last.close();
 			throw Exceptions.<IOException>rethrow(ex);
 		}
 	}
 
-	private static ClientHttpResponse attempt(HttpRequest request, byte[] body, ClientHttpRequestExecution execution,
-			LastFailure last) throws IOException {
-		ClientHttpResponse response = execution.execute(request, body);
-		HttpStatusCode status = response.getStatusCode();
-		if (!status.isError()) {
-			return response;
-		}
-		BufferedResponse buffered;
-		try (response) {
-			byte[] content;
-			try (InputStream in = response.getBody()) {
-				content = StreamUtils.copyToByteArray(in);
-			}
-			buffered = new BufferedResponse(status, response.getStatusText(), HttpHeaders.copyOf(response.getHeaders()),
-					content);
-		}
-		RestClientResponseException failure = failure(buffered);
-		last.failure = failure;
-		last.response = buffered;
-		throw failure;
-	}
-
-	/** The exception RestClient's default status handler would throw for the response. */
-	private static RestClientResponseException failure(BufferedResponse response) {
-		HttpStatusCode status = response.status();
-		HttpHeaders headers = response.getHeaders();
+	/** The exception RestClient's default status handler would throw for the response, without its body. */
+	private static RestClientResponseException failure(ClientHttpResponse response, HttpStatusCode status)
+			throws IOException {
+		HttpHeaders headers = HttpHeaders.copyOf(response.getHeaders());
 		MediaType type = headers.getContentType();
 		Charset charset = (type != null) ? type.getCharset() : null;
-		byte[] content = response.content();
+		String statusText = response.getStatusText();
 		if (status.is4xxClientError()) {
-			return HttpClientErrorException.create(status, response.statusText(), headers, content, charset);
+			return HttpClientErrorException.create(status, statusText, headers, UNREAD, charset);
 		}
 		if (status.is5xxServerError()) {
-			return HttpServerErrorException.create(status, response.statusText(), headers, content, charset);
+			return HttpServerErrorException.create(status, statusText, headers, UNREAD, charset);
 		}
-		return new UnknownHttpStatusCodeException(status.value(), response.statusText(), headers, content, charset);
+		return new UnknownHttpStatusCodeException(status.value(), statusText, headers, UNREAD, charset);
 	}
 
-	/** The failure of the last attempt that got an error response, and that response. */
+	/** One call's attempts: the failure of the last one that got an error response, and that response. */
 	private static final class LastFailure {
 
 		private @Nullable Throwable failure;
 
 		private @Nullable ClientHttpResponse response;
+
+		ClientHttpResponse attempt(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+				throws IOException {
+			close();
+			HttpHeaders headers = HttpHeaders.copyOf(request.getHeaders());
+			ClientHttpResponse response = execution.execute(new HttpRequestWrapper(request) {
+
+				@Override
+				public HttpHeaders getHeaders() {
+					return headers;
+				}
+
+			}, body);
+			HttpStatusCode status = response.getStatusCode();
+			if (!status.isError()) {
+				return response;
+			}
+			RestClientResponseException failure = failure(response, status);
+			this.failure = failure;
+			this.response = response;
+			throw failure;
+		}
+
+		/** Releases the response of an attempt that is retried or not handed to the client. */
+		void close() {
+			ClientHttpResponse response = this.response;
+			if (response != null) {
+				this.response = null;
+				this.failure = null;
+				// The body stream first: a response's close() may read the rest (the JDK client's
+				// does, to reuse the connection), which a body that never ends would not allow.
+				try (response) {
+					response.getBody().close();
+				}
+				catch (IOException ex) {
+					// Released as far as it can be.
+				}
+			}
+		}
 
 	}
 

@@ -1,13 +1,15 @@
 package dev.backoff.autoconfigure.web;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A retry of a WebClient request whose body could not be written again: never retried
  * itself (see {@link HttpFailures#isRetryable}), so the caller learns why at once.
  */
 final class RequestBodyNotRepeatableException extends IllegalStateException {
 
-	RequestBodyNotRepeatableException(String message) {
-		super(message);
+	RequestBodyNotRepeatableException(String message, @Nullable Throwable cause) {
+		super(message, cause);
 	}
 
 }

@@ -1,13 +1,19 @@
 package dev.backoff.autoconfigure.web;
 
 import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import dev.backoff.Backoff;
 import dev.backoff.RecordingSleeper;
@@ -30,6 +36,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -38,6 +45,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.io.InputStreamResource;
 import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
@@ -187,6 +195,62 @@ class BackoffHttpTests {
 				.retrieve().toBodilessEntity();
 			assertThat(this.server.requests()).extracting(Request::body).hasSize(3).allSatisfy((body) ->
 					assertThat(body).isEqualTo(upload));
+		});
+	}
+
+	@Test
+	void aPostWithABlankIdempotencyKeyIsNotRetried() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(503, "down"), Reply.status(503, "down"));
+			for (String blank : List.of("", " ")) {
+				assertThatExceptionOfType(HttpServerErrorException.ServiceUnavailable.class)
+					.isThrownBy(() -> restClient(context).post().uri("/orders").header(BackoffHttp.IDEMPOTENCY_KEY, blank)
+						.body("order").retrieve().body(String.class));
+			}
+			assertThat(this.server.requests()).hasSize(2);
+		});
+	}
+
+	@Test
+	void eachAttemptRunsTheInterceptorsAfterOursOnAFreshCopyOfTheRequest() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.times(2, Reply.status(503, "down")));
+			List<List<String>> signatures = new CopyOnWriteArrayList<>();
+			RestClient client = restClient(context, (request, body, execution) -> {
+				signatures.add(List.copyOf(request.getHeaders().getOrEmpty("X-Signature")));
+				request.getHeaders().add("X-Signature", "sig");
+				return execution.execute(request, body);
+			});
+			assertThat(client.get().uri("/quote").retrieve().body(String.class)).isEqualTo("ok");
+			assertThat(signatures).containsExactly(List.of(), List.of(), List.of());
+			assertThat(this.server.requests()).allSatisfy((request) ->
+					assertThat(request.headers()).containsEntry("x-signature", "sig"));
+		});
+	}
+
+	@Test
+	void aRetriedErrorResponseIsClosedUnreadSoABodyThatNeverEndsDoesNotHoldTheRetry() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.stalled(503, "down, and more to come"));
+			assertThat(within(() -> restClient(context).get().uri("/quote").retrieve().body(String.class)))
+				.isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(2);
+		});
+	}
+
+	@Test
+	void exchangeSeesAnErrorResponseThatEndsTheCallWithItsBodyUnread() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.stalled(404, "no such quote, and more to come"));
+			// Not closed by exchange: closing reads the rest of the body, with or without Backoff.
+			Integer status = within(() -> restClient(context).get().uri("/quote").exchange((request, response) -> {
+				try (InputStream body = response.getBody()) {
+					return response.getStatusCode().value();
+				}
+			}, false));
+			assertThat(status).isEqualTo(404);
+			assertThat(this.server.requests()).hasSize(1);
+			assertThat(calls(context, "downstream GET", "not_retryable")).isEqualTo(1);
 		});
 	}
 
@@ -396,11 +460,64 @@ class BackoffHttpTests {
 				.havingRootCause()
 				.isInstanceOf(RequestBodyNotRepeatableException.class)
 				.withMessage("The body of PUT " + this.server.url() + "/upload could not be sent again for a retry: "
-						+ "the first attempt wrote 9 bytes, this one none. Give WebClient a body it can write more "
+						+ "an earlier attempt wrote 9 bytes, this one none. Give WebClient a body it can write more "
 						+ "than once (bodyValue, or a publisher that replays), or do not retry this request.");
 			// The first request arrived whole; the retry was stopped before its body completed.
 			assertThat(this.server.requests()).extracting(Request::text).containsExactly("sent once");
 			assertThat(calls(context, "downstream PUT", "not_retryable")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aWebClientRetryOfAStreamThatGoesOnWhereTheFirstAttemptStoppedFailsInsteadOfSendingTheRest() {
+		this.runner.run((context) -> {
+			byte[] upload = new byte[8 * 1024 * 1024];
+			new SplittableRandom(29).nextBytes(upload);
+			// One stream for every subscription: a retry reads on from where the reset left it.
+			ByteArrayInputStream stream = new ByteArrayInputStream(upload);
+			Flux<DataBuffer> body = DataBufferUtils.readInputStream(() -> stream, DefaultDataBufferFactory.sharedInstance,
+					8192);
+			this.server.reply(Reply.resetAfterReading(16 * 1024));
+			assertThatExceptionOfType(WebClientRequestException.class)
+				.isThrownBy(() -> webClient(context).put().uri("/upload").body(body, DataBuffer.class).retrieve()
+					.toBodilessEntity().block(TIMEOUT))
+				.havingRootCause()
+				.isInstanceOf(RequestBodyNotRepeatableException.class)
+				.withMessageStartingWith("The body of PUT " + this.server.url() + "/upload could not be sent again "
+						+ "for a retry: ");
+			// Neither attempt's body reached the server whole: no truncated request was taken for a complete one.
+			assertThat(this.server.requests()).isEmpty();
+			assertThat(calls(context, "downstream PUT", "not_retryable")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aWebClientOneShotFluxFailsItsRetryAsNotRepeatableAndIsNotRetriedFurther() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.times(2, Reply.status(503, "down")));
+			Sinks.Many<DataBuffer> sink = Sinks.many().unicast().onBackpressureBuffer();
+			sink.tryEmitNext(DefaultDataBufferFactory.sharedInstance.wrap("sent once".getBytes(StandardCharsets.UTF_8)));
+			sink.tryEmitComplete();
+			assertThatExceptionOfType(WebClientRequestException.class)
+				.isThrownBy(() -> webClient(context).put().uri("/upload").body(sink.asFlux(), DataBuffer.class)
+					.retrieve().toBodilessEntity().block(TIMEOUT))
+				.havingRootCause()
+				.isInstanceOf(IllegalStateException.class)
+				.withMessageContaining("single Subscriber");
+			assertThat(this.server.requests()).extracting(Request::text).containsExactly("sent once");
+			assertThat(calls(context, "downstream PUT", "not_retryable")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aWebClient404WithABodyOverTheCodecLimitIsJudgedByItsStatusAndNotRetried() {
+		this.runner.run((context) -> {
+			this.server.reply(Reply.status(404, "x".repeat(300 * 1024)));
+			assertThatExceptionOfType(WebClientResponseException.NotFound.class)
+				.isThrownBy(() -> webClient(context).get().uri("/quote").retrieve().bodyToMono(String.class)
+					.block(TIMEOUT));
+			assertThat(this.server.requests()).hasSize(1);
+			assertThat(calls(context, "downstream GET", "not_retryable")).isEqualTo(1);
 		});
 	}
 
@@ -433,6 +550,11 @@ class BackoffHttpTests {
 			.filter(context.getBean(ReactiveBackoffHttp.class).filter("downstream"))
 			.filters((filters) -> filters.addAll(List.of(after)))
 			.build();
+	}
+
+	/** Runs a call that would block forever without the fix, failing after the timeout instead. */
+	private static <T> T within(Supplier<T> call) throws Exception {
+		return CompletableFuture.supplyAsync(call).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
 	}
 
 	private static List<Duration> sleeps(AssertableApplicationContext context) {

@@ -19,7 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A real HTTP/1.1 server on loopback for the HTTP client tests: it answers each request with
- * the next scripted reply (a status with headers and body, or a connection reset), records
+ * the next scripted reply (a status with headers and body, a connection reset, a body that
+ * never ends), records
  * every request it received (method, headers, body), and closes each connection after one
  * exchange. A plain socket server rather than a framework's, so that it can reset a
  * connection.
@@ -33,6 +34,8 @@ final class LoopbackServer implements AutoCloseable {
 	private final List<Request> requests = new CopyOnWriteArrayList<>();
 
 	private final Thread acceptor;
+
+	private final List<Socket> stalled = new CopyOnWriteArrayList<>();
 
 	LoopbackServer() throws IOException {
 		this.socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -57,22 +60,42 @@ final class LoopbackServer implements AutoCloseable {
 
 	private void serve() {
 		while (!this.socket.isClosed()) {
-			try (Socket connection = this.socket.accept()) {
-				exchange(connection);
+			Socket connection = null;
+			try {
+				connection = this.socket.accept();
+				if (exchange(connection)) {
+					// A stalled reply: its connection stays open until the server closes.
+					this.stalled.add(connection);
+					connection = null;
+				}
 			}
 			catch (IOException ex) {
 				// The client went away, or the server closed: nothing to answer.
 			}
+			finally {
+				closeQuietly(connection);
+			}
 		}
 	}
 
-	private void exchange(Socket connection) throws IOException {
+	/** @return whether the connection is to stay open */
+	private boolean exchange(Socket connection) throws IOException {
 		InputStream in = connection.getInputStream();
 		String[] requestLine = line(in).split(" ");
 		Map<String, String> headers = new LinkedHashMap<>();
 		for (String header = line(in); !header.isEmpty(); header = line(in)) {
 			int colon = header.indexOf(':');
 			headers.put(header.substring(0, colon).trim().toLowerCase(Locale.ROOT), header.substring(colon + 1).trim());
+		}
+		Reply reply = this.replies.poll();
+		if (reply == null) {
+			reply = Reply.status(200, "ok");
+		}
+		if (reply.readBeforeReset() >= 0) {
+			// Reads part of the body as it comes (chunk headers and all), then resets mid-body.
+			in.readNBytes(reply.readBeforeReset());
+			connection.setSoLinger(true, 0);
+			return false;
 		}
 		byte[] body;
 		if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
@@ -88,24 +111,34 @@ final class LoopbackServer implements AutoCloseable {
 			body = in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
 		}
 		this.requests.add(new Request(requestLine[0], requestLine[1], headers, body));
-		Reply reply = this.replies.poll();
-		if (reply == null) {
-			reply = Reply.status(200, "ok");
-		}
 		if (reply.reset) {
 			// SO_LINGER 0: close sends a RST, the client reads "connection reset".
 			connection.setSoLinger(true, 0);
-			return;
+			return false;
 		}
 		byte[] content = reply.body().getBytes(StandardCharsets.UTF_8);
 		StringBuilder head = new StringBuilder("HTTP/1.1 " + reply.status() + " Status\r\n");
 		reply.headers().forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
-		head.append("Content-Type: text/plain;charset=UTF-8\r\nContent-Length: ").append(content.length)
+		// A stalled reply announces a body longer than it sends, and never sends the rest.
+		head.append("Content-Type: text/plain;charset=UTF-8\r\nContent-Length: ")
+			.append(content.length + (reply.stall() ? 1 : 0))
 			.append("\r\nConnection: close\r\n\r\n");
 		OutputStream out = connection.getOutputStream();
 		out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
 		out.write(content);
 		out.flush();
+		return reply.stall();
+	}
+
+	private static void closeQuietly(Socket connection) {
+		if (connection != null) {
+			try {
+				connection.close();
+			}
+			catch (IOException ex) {
+				// Closing anyway.
+			}
+		}
 	}
 
 	private static String line(InputStream in) throws IOException {
@@ -124,21 +157,34 @@ final class LoopbackServer implements AutoCloseable {
 	@Override
 	public void close() throws IOException {
 		this.socket.close();
+		this.stalled.forEach(LoopbackServer::closeQuietly);
 	}
 
-	/** A scripted reply: a response, or a connection reset. */
-	record Reply(int status, Map<String, String> headers, String body, boolean reset) {
+	/**
+	 * A scripted reply: a response, or a connection reset (after the whole request, or after
+	 * {@code readBeforeReset} bytes of its body); a stalled response never ends its body.
+	 */
+	record Reply(int status, Map<String, String> headers, String body, boolean reset, int readBeforeReset,
+			boolean stall) {
 
 		static Reply status(int status, String body) {
-			return new Reply(status, Map.of(), body, false);
+			return new Reply(status, Map.of(), body, false, -1, false);
 		}
 
 		static Reply status(int status, String body, String header, String value) {
-			return new Reply(status, Map.of(header, value), body, false);
+			return new Reply(status, Map.of(header, value), body, false, -1, false);
 		}
 
 		static Reply connectionReset() {
-			return new Reply(0, Map.of(), "", true);
+			return new Reply(0, Map.of(), "", true, -1, false);
+		}
+
+		static Reply resetAfterReading(int bytes) {
+			return new Reply(0, Map.of(), "", true, bytes, false);
+		}
+
+		static Reply stalled(int status, String bodyStart) {
+			return new Reply(status, Map.of(), bodyStart, false, -1, true);
 		}
 
 		static Reply[] times(int count, Reply reply) {
