@@ -16,6 +16,7 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -34,6 +35,8 @@ final class BackoffExpressions {
 
 	private final SpelExpressionParser parser;
 
+	private final @Nullable BeanFactory beanFactory;
+
 	private final @Nullable BeanFactoryResolver beans;
 
 	private final StandardTypeLocator types;
@@ -46,6 +49,7 @@ final class BackoffExpressions {
 		// A native image cannot define classes at run time: there the expressions are interpreted.
 		SpelCompilerMode mode = NativeDetector.inNativeImage() ? SpelCompilerMode.OFF : SpelCompilerMode.MIXED;
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(mode, classLoader));
+		this.beanFactory = beanFactory;
 		this.beans = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 		this.types = new StandardTypeLocator(classLoader);
 	}
@@ -79,13 +83,25 @@ final class BackoffExpressions {
 					"Write a boolean expression, such as \"" + example + "\".", ex);
 		}
 		if (expression instanceof SpelExpression spel) {
-			checkTypes(spel.getAST(), text, where);
+			checkReferences(spel.getAST(), text, where);
 		}
 		return expression;
 	}
 
-	/** Every {@code T(…)} names a type that exists: a typo found now, not at the first result. */
-	private void checkTypes(SpelNode node, String text, String where) {
+	/**
+	 * Every {@code T(…)} names a type that exists, every {@code @…} a bean: a typo found now,
+	 * not at the first result or failure.
+	 */
+	private void checkReferences(SpelNode node, String text, String where) {
+		if (node instanceof BeanReference && this.beanFactory != null) {
+			// The AST's text is the name as written: @name, @'name.with.dots' or &factoryBean.
+			String name = node.toStringAST().replaceFirst("^@", "").replaceAll("^'(.*)'$", "$1");
+			if (!this.beanFactory.containsBean(name)) {
+				throw new BackoffConfigurationException(where, text, "refers to the bean '" + name
+						+ "', which does not exist", "Correct the bean's name after @, or define a bean of that name.",
+						null);
+			}
+		}
 		if (node instanceof TypeReference && node.getChildCount() > 0) {
 			String type = node.getChild(0).toStringAST();
 			try {
@@ -99,7 +115,7 @@ final class BackoffExpressions {
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {
-			checkTypes(node.getChild(i), text, where);
+			checkReferences(node.getChild(i), text, where);
 		}
 	}
 

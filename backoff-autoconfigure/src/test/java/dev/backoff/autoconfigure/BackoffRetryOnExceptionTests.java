@@ -159,6 +159,24 @@ class BackoffRetryOnExceptionTests {
 	}
 
 	@Test
+	void anExpressionNamingABeanThatDoesNotExistStopsStartUp() {
+		this.runner.withBean(UnknownBean.class).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("Property: @Backoff(retryOnException) on UnknownBean.call")
+				.contains("Value:    @transientErrorz.test(#exception)")
+				.contains("Rule:     refers to the bean 'transientErrorz', which does not exist");
+		});
+		this.runner.withPropertyValues("backoff.policies.codes.retry-on-exception=@'transient.errorz'.test(#exception)")
+			.run((context) -> {
+				FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription())
+					.contains("Property: backoff.policies.codes.retry-on-exception")
+					.contains("Rule:     refers to the bean 'transient.errorz', which does not exist");
+			});
+	}
+
+	@Test
 	void theEndpointShowsTheExpression() {
 		this.runner.withPropertyValues("backoff.policies.codes.retry-on-exception=#exception.code == 'INVALID'")
 			.withBean(CodedClient.class)
@@ -310,6 +328,15 @@ class BackoffRetryOnExceptionTests {
 				throw new Coded(this.code);
 			}
 			return "ok after " + call;
+		}
+
+	}
+
+	static class UnknownBean {
+
+		@Backoff(retryOnException = "@transientErrorz.test(#exception)")
+		public String call() {
+			return "ok";
 		}
 
 	}
