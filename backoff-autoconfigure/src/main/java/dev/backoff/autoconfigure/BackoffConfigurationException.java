@@ -61,6 +61,16 @@ public class BackoffConfigurationException extends IllegalStateException {
 	 * @return the exception naming the property, the value and the rule
 	 */
 	public static BackoffConfigurationException unbound(BindException bind, ConfigurationProperty property) {
+		return unbound(bind, property.getName().toString(), property.getValue());
+	}
+
+	/**
+	 * @param bind the failure
+	 * @param name the name of the property that failed to bind, as the user gave it
+	 * @param value its value
+	 * @return the exception naming the property, the value and the rule
+	 */
+	public static BackoffConfigurationException unbound(BindException bind, String name, @Nullable Object value) {
 		Class<?> target = bind.getTarget().getType().resolve(Object.class);
 		String rule;
 		if (target.isEnum()) {
@@ -83,9 +93,7 @@ public class BackoffConfigurationException extends IllegalStateException {
 		else {
 			rule = "must be convertible to " + target.getSimpleName();
 		}
-		String name = property.getName().toString();
-		return new BackoffConfigurationException(name, property.getValue(), rule, "Update " + name + ": it " + rule + ".",
-				bind);
+		return new BackoffConfigurationException(name, value, rule, "Update " + name + ": it " + rule + ".", bind);
 	}
 
 	/** @return where the value was given */

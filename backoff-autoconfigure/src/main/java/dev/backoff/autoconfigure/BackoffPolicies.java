@@ -19,6 +19,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /**
@@ -40,6 +41,9 @@ public final class BackoffPolicies {
 
 	/** The name under which {@code backoff.defaults} is listed and tagged. */
 	public static final String DEFAULTS = "defaults";
+
+	/** Where a live change's values are bound, whatever the policy's name. */
+	private static final String LIVE_ROOT = "change";
 
 	private static final String DEFAULTS_PREFIX = "backoff.defaults";
 
@@ -241,19 +245,25 @@ public final class BackoffPolicies {
 		return List.copyOf(live);
 	}
 
-	/** Binds values given as the YAML writes them by the binder that binds the YAML at start-up. */
+	/**
+	 * Binds values given as the YAML writes them by the binder that binds the YAML at start-up,
+	 * under a fixed root: a policy's name is a map key, which may hold what a property name may
+	 * not (upper case, {@code _}). A value that does not bind is reported under {@code prefix}.
+	 */
 	private static BackoffProperties.Policy bind(String prefix, Map<String, Object> values) {
 		Map<String, Object> source = new LinkedHashMap<>();
-		values.forEach((key, value) -> source.put(prefix + "." + key, value));
+		values.forEach((key, value) -> source.put(LIVE_ROOT + "." + key, value));
 		BackoffProperties.Policy settings = new BackoffProperties.Policy();
 		try {
-			new Binder(new MapConfigurationPropertySource(source)).bind(prefix, Bindable.ofInstance(settings));
+			new Binder(new MapConfigurationPropertySource(source)).bind(LIVE_ROOT, Bindable.ofInstance(settings));
 		}
 		catch (BindException ex) {
-			if (ex.getProperty() == null) {
+			ConfigurationProperty property = ex.getProperty();
+			if (property == null) {
 				throw ex;
 			}
-			throw BackoffConfigurationException.unbound(ex, ex.getProperty());
+			String name = prefix + property.getName().toString().substring(LIVE_ROOT.length());
+			throw BackoffConfigurationException.unbound(ex, name, property.getValue());
 		}
 		return settings;
 	}

@@ -1,6 +1,7 @@
 package dev.backoff.autoconfigure.actuate;
 
 import java.io.IOException;
+import java.util.List;
 
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
@@ -146,6 +147,27 @@ class BackoffEndpointTests {
 				.getBody();
 			assertThat(budget.property()).isEqualTo("backoff.policies.quotes.budget.max-tokens");
 		});
+	}
+
+	@Test
+	void aPolicyWhoseNameHasUpperCaseOrAnUnderscoreCanBeChangedLive() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+				"backoff.policies.paymentGateway.max-attempts=4", "backoff.policies.Quotes_V2.max-attempts=4")
+			.run((context) -> {
+				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+				for (String policy : List.of("paymentGateway", "Quotes_V2")) {
+					WebEndpointResponse<OperationResponseBody> response = endpoint.change(policy, "2", null, null, null,
+							null, null, null, null, null, null, null, null, null, null);
+					assertThat(response.getStatus()).isEqualTo(200);
+					assertThat(context.getBean(BackoffPolicies.class).get(policy).getSchedule().getMaxAttempts()).isEqualTo(2);
+					WebEndpointResponse<OperationResponseBody> refused = endpoint.change(policy, null, null, null,
+							null, "fullest", null, null, null, null, null, null, null, null, null);
+					assertThat(refused.getStatus()).isEqualTo(400);
+					assertThat(((InvalidChangeDescriptor) refused.getBody()).property())
+						.isEqualTo("backoff.policies." + policy + ".jitter");
+					assertThat(endpoint.reset(policy).getStatus()).isEqualTo(200);
+				}
+			});
 	}
 
 	@Test
