@@ -147,6 +147,16 @@ class LivePoliciesTests {
 		assertThat(unparsable.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
 		assertThat(unparsable.getBody().get("rule").asString())
 			.isEqualTo("must be a duration such as 250ms, 2s, 1m or PT0.5S");
+		JsonNode unchanged = this.http.get("/actuator/backoff", JsonNode.class).getBody().get("policies")
+			.get("downstream");
+		assertThat(unchanged.get("settings").get("maxAttempts").asInt()).isEqualTo(4);
+		assertThat(unchanged.has("changes")).isFalse();
+		// A typo beside a valid key: the whole body is refused, naming the key.
+		ResponseEntity<JsonNode> typo = this.http.postJson(POLICY, "{\"maxAttempts\": 2, \"maxAtempts\": 9}");
+		assertThat(typo.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+		assertThat(typo.getBody().get("property").asString()).isEqualTo("maxAtempts");
+		assertThat(typo.getBody().get("message").asString()).startsWith("the body names maxAtempts, which is no "
+				+ "setting; the settings are maxAttempts, baseDelay,");
 		JsonNode downstream = this.http.get("/actuator/backoff", JsonNode.class).getBody().get("policies")
 			.get("downstream");
 		assertThat(downstream.get("settings").get("maxAttempts").asInt()).isEqualTo(4);

@@ -51,8 +51,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * {@code management.endpoint.backoff.access=unrestricted}: changing retries is not for
  * whoever can read them.
  */
-@Endpoint(id = "backoff", defaultAccess = Access.READ_ONLY)
+@Endpoint(id = BackoffEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class BackoffEndpoint {
+
+	/** The endpoint's id. */
+	static final String ID = "backoff";
 
 	/** Sampled sequences behind each preview's expected delays and percentiles. */
 	static final int SAMPLES = 10_000;
@@ -199,6 +202,15 @@ public class BackoffEndpoint {
 				"No Backoff policy is named '" + policy + "'; configured: " + BackoffPolicies.DEFAULTS
 						+ (names.isEmpty() ? "" : ", " + String.join(", ", names))),
 				WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
+	/** The answer to a change whose body names keys that are no setting: 400, naming them. */
+	static WebEndpointResponse<OperationResponseBody> unknownSettings(String policy, Set<String> keys) {
+		String named = String.join(", ", keys);
+		String rule = "the body names " + named + ", which " + ((keys.size() == 1) ? "is no setting" : "are no settings")
+				+ "; the settings are " + String.join(", ", SETTINGS) + ". Nothing was changed";
+		return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, named, null, rule, rule),
+				WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
 
 	private static WebEndpointResponse<OperationResponseBody> invalid(String policy, String rule) {

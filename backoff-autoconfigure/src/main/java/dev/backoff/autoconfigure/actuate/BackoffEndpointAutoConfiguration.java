@@ -8,6 +8,7 @@ import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -28,6 +29,11 @@ public final class BackoffEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	BackoffEndpoint backoffEndpoint(BackoffOperationSource operations, ObjectProvider<BackoffCallCounts> counts) {
 		return new BackoffEndpoint(operations, counts.getIfAvailable());
+	}
+
+	@Bean
+	OperationInvokerAdvisor backoffUnknownSettingsAdvisor() {
+		return new UnknownSettingsAdvisor();
 	}
 
 }
