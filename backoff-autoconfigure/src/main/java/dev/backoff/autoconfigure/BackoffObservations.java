@@ -111,15 +111,34 @@ public final class BackoffObservations {
 	 */
 	private void startUnder(BackoffOperation operation, Observation observation, @Nullable Observation parent) {
 		if (parent == null) {
-			observation.start();
+			startOrStop(observation);
 			return;
 		}
 		Scoped scoped = scope(operation, parent);
 		try {
-			observation.start();
+			startOrStop(observation);
 		}
 		finally {
 			scoped.close();
+		}
+	}
+
+	/**
+	 * Starts an observation; if a handler throws as it starts, stops it at once, so that the
+	 * handlers that did start (a meter handler's samples) do not stay open, then rethrows.
+	 */
+	private static void startOrStop(Observation observation) {
+		try {
+			observation.start();
+		}
+		catch (RuntimeException ex) {
+			try {
+				observation.stop();
+			}
+			catch (RuntimeException stop) {
+				ex.addSuppressed(stop);
+			}
+			throw ex;
 		}
 	}
 
