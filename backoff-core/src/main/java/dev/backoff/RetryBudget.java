@@ -115,6 +115,14 @@ public final class RetryBudget {
 		return of(DEFAULT_MAX_TOKENS, DEFAULT_TOKEN_RATIO);
 	}
 
+	/**
+	 * Fills the budget up, as it was new: for tests that each start from the configured
+	 * budget, whatever an earlier test spent.
+	 */
+	public void refill() {
+		this.milliTokens = this.maxMilliTokens;
+	}
+
 	/** @return a new, full budget with the same settings, sharing no state with this one */
 	public RetryBudget copy() {
 		return new RetryBudget(getMaxTokens(), getTokenRatio(), getThrottleCost());

@@ -99,6 +99,20 @@ public final class BackoffPolicies {
 		return this.current.getBudget(name);
 	}
 
+	/** Fills every policy's retry budget up, as at start-up ({@code @InstantBackoff} does before each test). */
+	public void refillBudgets() {
+		RetryBudget defaults = getBudget(DEFAULTS);
+		if (defaults != null) {
+			defaults.refill();
+		}
+		for (String name : getNames()) {
+			RetryBudget budget = getBudget(name);
+			if (budget != null) {
+				budget.refill();
+			}
+		}
+	}
+
 	/**
 	 * @param name a policy name, or {@value #DEFAULTS}
 	 * @return whether HTTP clients of the policy retry POST and PATCH requests without an

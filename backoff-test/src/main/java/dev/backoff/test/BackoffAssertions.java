@@ -3,10 +3,12 @@ package dev.backoff.test;
 import java.time.Duration;
 import java.util.List;
 
+import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffSchedule;
 import dev.backoff.Outcome;
 import org.assertj.core.api.AbstractObjectAssert;
 import org.assertj.core.api.Assertions;
+import org.jspecify.annotations.Nullable;
 
 /**
  * AssertJ assertions on what a {@link BackoffRecorder} saw:
@@ -129,22 +131,43 @@ public final class BackoffAssertions {
 
 		/**
 		 * Checks each wait against its retry's longest possible delay under the call's policy:
-		 * the ceiling {@code v(n)}, or for decorrelated jitter {@code min(maxDelay, baseDelay × 3^n)}.
-		 * A server's Retry-After hint may lengthen a wait past it: do not use this with hints.
+		 * the ceiling {@code v(n)}, or for decorrelated jitter {@code min(maxDelay, baseDelay × 3^n)},
+		 * of the schedule the retry drew from: the throttling schedule after a failure the
+		 * policy classifies as throttling, when it has one. A server's Retry-After hint may
+		 * lengthen a wait past it: do not use this with hints.
 		 * @return this
 		 */
 		public CallAssert waitedWithinCeilings() {
-			BackoffSchedule schedule = this.actual.policy().getSchedule();
+			BackoffPolicy policy = this.actual.policy();
 			List<Duration> waits = this.actual.waits();
+			List<@Nullable Throwable> failures = this.actual.failures();
 			for (int retry = 1; retry <= waits.size(); retry++) {
 				Duration wait = waits.get(retry - 1);
+				Throwable failure = (retry <= failures.size()) ? failures.get(retry - 1) : null;
+				BackoffSchedule schedule = schedule(policy, failure);
 				Duration longest = schedule.longestDelay(retry);
 				if (wait.isNegative() || wait.compareTo(longest) > 0) {
-					failWithMessage("Expected the wait before retry %d of %s within [0, %s] but it was %s", retry,
-							this.actual.method(), longest, wait);
+					failWithMessage("Expected the wait before retry %d of %s within [0, %s] (%s schedule) but it was %s",
+							retry, this.actual.method(), longest,
+							(schedule != policy.getSchedule()) ? "throttling" : "normal", wait);
 				}
 			}
 			return this;
+		}
+
+		/** The schedule a retry after {@code failure} draws from, as the executor chooses it. */
+		private static BackoffSchedule schedule(BackoffPolicy policy, @Nullable Throwable failure) {
+			BackoffSchedule throttling = policy.getSchedule().getThrottling();
+			if (throttling == null || failure == null) {
+				return policy.getSchedule();
+			}
+			try {
+				return policy.getRules().isThrottled(failure) ? throttling : policy.getSchedule();
+			}
+			catch (RuntimeException ex) {
+				// As the executor: a predicate that throws says the failure is not throttling.
+				return policy.getSchedule();
+			}
 		}
 
 	}

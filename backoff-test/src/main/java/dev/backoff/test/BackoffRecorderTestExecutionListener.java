@@ -1,11 +1,15 @@
 package dev.backoff.test;
 
+import dev.backoff.autoconfigure.BackoffPolicies;
+
+import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.TestContext;
 import org.springframework.test.context.support.AbstractTestExecutionListener;
 
 /**
  * Resets the context's {@link BackoffRecorder}, if it has one, before each test method, so
- * that every test sees only its own calls. Registered in {@code META-INF/spring.factories};
+ * that every test sees only its own calls, and fills every retry budget up, so that every
+ * test starts from the configured budgets. Registered in {@code META-INF/spring.factories};
  * loads no context itself.
  */
 public class BackoffRecorderTestExecutionListener extends AbstractTestExecutionListener {
@@ -19,7 +23,14 @@ public class BackoffRecorderTestExecutionListener extends AbstractTestExecutionL
 	@Override
 	public void beforeTestMethod(TestContext testContext) {
 		if (testContext.hasApplicationContext()) {
-			testContext.getApplicationContext().getBeanProvider(BackoffRecorder.class).ifAvailable(BackoffRecorder::reset);
+			ApplicationContext context = testContext.getApplicationContext();
+			BackoffRecorder recorder = context.getBeanProvider(BackoffRecorder.class).getIfAvailable();
+			if (recorder != null) {
+				recorder.reset();
+				// Under @InstantBackoff (which brings the recorder) budgets start full too, so that a
+				// test that empties one does not end the next test's calls budget_exhausted.
+				context.getBeanProvider(BackoffPolicies.class).ifAvailable(BackoffPolicies::refillBudgets);
+			}
 		}
 	}
 

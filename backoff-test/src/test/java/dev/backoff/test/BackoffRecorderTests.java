@@ -72,7 +72,7 @@ class BackoffRecorderTests {
 		RecordedCall call = new RecordedCall("quotes", "Quotes.fetch", this.policy, java.util.List.of(),
 				java.util.List.of(Duration.ofSeconds(5)), Outcome.SUCCESS_AFTER_RETRY, 2);
 		assertThatExceptionOfType(AssertionError.class).isThrownBy(() -> assertThat(call).waitedWithinCeilings())
-			.withMessageContaining("before retry 1 of Quotes.fetch within [0, PT1S] but it was PT5S");
+			.withMessageContaining("before retry 1 of Quotes.fetch within [0, PT1S] (normal schedule) but it was PT5S");
 	}
 
 	@Test

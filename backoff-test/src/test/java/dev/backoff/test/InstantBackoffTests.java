@@ -11,8 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
+import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffSchedule;
 import dev.backoff.Outcome;
+import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffPolicies;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
@@ -38,7 +40,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @SpringBootTest(classes = InstantBackoffTests.Application.class,
 		properties = { "backoff.policies.quotes.max-attempts=6", "backoff.policies.quotes.base-delay=2s",
-				"backoff.policies.quotes.max-delay=30s" })
+				"backoff.policies.quotes.max-delay=30s", "backoff.policies.throttled.base-delay=100ms",
+				"backoff.policies.throttled.jitter=equal", "backoff.policies.throttled.throttle-base-delay=1s",
+				"backoff.policies.throttled.throttle-on=dev.backoff.test.InstantBackoffTests$SlowDown",
+				"backoff.policies.budgeted.budget.enabled=true" })
 @InstantBackoff(seed = 42)
 class InstantBackoffTests {
 
@@ -113,6 +118,50 @@ class InstantBackoffTests {
 		assertThat(this.recorder).hasCalls(1).lastCall().endedWith(Outcome.SUCCESS).madeAttempts(1);
 	}
 
+	@Test
+	void aThrottledRetryIsJudgedByTheThrottlingScheduleAndItsExactWaitsAreTheDocumentedOnes() {
+		this.quotes.failNext(2);
+		assertThat(this.quotes.fetchThrottled()).isEqualTo("ok");
+		// As docs/testing.md gives them: each retry's wait from the seeded sequence, drawn from
+		// the throttling schedule when the failure before it was throttling.
+		BackoffDelays delays = this.policies.get("throttled").getSchedule().delays(new SplittableRandom(42));
+		Duration[] exact = { Duration.ofNanos(delays.nextNanos(true)), Duration.ofNanos(delays.nextNanos(true)) };
+		assertThat(exact[0]).isBetween(Duration.ofMillis(500), Duration.ofSeconds(1));
+		assertThat(this.recorder).method("Quotes.fetchThrottled")
+			.lastCall()
+			.endedWith(Outcome.SUCCESS_AFTER_RETRY)
+			.waited(exact)
+			.waitedWithinCeilings();
+	}
+
+	@Test
+	void eachTestStartsWithTheConfiguredBudgetWhateverAnotherTestSpent() {
+		spendTheBudget();
+	}
+
+	@Test
+	void anotherTestStartsWithTheConfiguredBudgetToo() {
+		spendTheBudget();
+	}
+
+	/** Asserts the budget is full, then spends it to where it stops retries. */
+	private void spendTheBudget() {
+		RetryBudget budget = this.policies.getBudget("budgeted");
+		assertThat(budget.getTokens()).isEqualTo(budget.getMaxTokens());
+		this.quotes.failNext(100);
+		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(this.quotes::fetchBudgeted);
+		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(this.quotes::fetchBudgeted);
+		assertThat(budget.allowsRetries()).isFalse();
+	}
+
+	static class SlowDown extends RuntimeException {
+
+		SlowDown() {
+			super("slow down");
+		}
+
+	}
+
 	@SpringBootConfiguration
 	@ImportAutoConfiguration({ BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class })
 	static class Application {
@@ -149,6 +198,20 @@ class InstantBackoffTests {
 
 		@Backoff("quotes")
 		public String fetch() {
+			return attempt();
+		}
+
+		@Backoff("throttled")
+		public String fetchThrottled() {
+			if (this.failuresLeft > 0) {
+				this.failuresLeft--;
+				throw new SlowDown();
+			}
+			return "ok";
+		}
+
+		@Backoff("budgeted")
+		public String fetchBudgeted() {
 			return attempt();
 		}
 
