@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffSchedule;
@@ -52,6 +53,9 @@ public final class BackoffPolicies {
 	private final @Nullable ClassLoader classLoader;
 
 	private final BackoffExpressions expressions;
+
+	/** Told of every snapshot put in force. */
+	private final List<Runnable> changeListeners = new CopyOnWriteArrayList<>();
 
 	/** Replaced whole by every change, never modified. */
 	private volatile Snapshot current;
@@ -184,6 +188,17 @@ public final class BackoffPolicies {
 	/** Puts policies made from {@link #snapshot()} by {@link #change}, {@link #reset} or {@link #rebind} in force. */
 	void apply(Snapshot next) {
 		this.current = next;
+		for (Runnable listener : this.changeListeners) {
+			listener.run();
+		}
+	}
+
+	/**
+	 * @param listener run each time a change, a reset or a refresh has put policies in force,
+	 * on the thread that made it: for what follows them, such as a budget's gauge
+	 */
+	public void addChangeListener(Runnable listener) {
+		this.changeListeners.add(listener);
 	}
 
 	/**

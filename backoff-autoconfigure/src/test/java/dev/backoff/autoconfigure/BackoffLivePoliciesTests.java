@@ -204,6 +204,24 @@ class BackoffLivePoliciesTests {
 	}
 
 	@Test
+	void theBudgetGaugeFollowsABudgetSwitchedOnAndOffAtRunTime() {
+		this.runner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge()).isNull();
+			source(context).change("remote", Map.of("budget.enabled", "true"));
+			assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value())
+				.isEqualTo(context.getBean(BackoffPolicies.class).getBudget("remote").getMaxTokens());
+			failingCall(context);
+			assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value())
+				.isEqualTo(context.getBean(BackoffPolicies.class).getBudget("remote").getTokens());
+			source(context).change("remote", Map.of("budget.enabled", "false"));
+			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge()).isNull();
+			source(context).reset("remote");
+			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).gauges()).isEmpty();
+		});
+	}
+
+	@Test
 	void everyChangeIsLoggedAtInfoWithThePolicyAndTheChangedSettings(CapturedOutput output) {
 		this.runner.run((context) -> {
 			source(context).change("remote", Map.of("maxAttempts", "1", "jitter", "full"));
