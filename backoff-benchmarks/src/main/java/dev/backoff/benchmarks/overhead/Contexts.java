@@ -237,14 +237,9 @@ public final class Contexts {
 
 	}
 
+	/** The benchmarked bean and free waits, in every Backoff context. */
 	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration({ BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class })
-	static class BackoffConfig {
-
-		@Bean
-		MeterRegistry meterRegistry() {
-			return new SimpleMeterRegistry();
-		}
+	static class BackoffServiceConfig {
 
 		@Bean
 		Sleeper noOpSleeper() {
@@ -255,6 +250,18 @@ public final class Contexts {
 		@Bean
 		BackoffService backoffService() {
 			return new BackoffService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class })
+	@Import(BackoffServiceConfig.class)
+	static class BackoffConfig {
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
 		}
 
 	}
@@ -268,18 +275,8 @@ public final class Contexts {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
+	@Import(BackoffServiceConfig.class)
 	static class BackoffActuatorConfig {
-
-		@Bean
-		Sleeper noOpSleeper() {
-			return (delay) -> {
-			};
-		}
-
-		@Bean
-		BackoffService backoffService() {
-			return new BackoffService();
-		}
 
 	}
 
