@@ -88,7 +88,6 @@ class ActuatorTests {
 	@Test
 	void prometheusScrapesTheBackoffMeters() {
 		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);
-		this.http.refillDownstreamBudget();
 		// One 503, then the quote: a retry registers the delay, retries and attempts meters.
 		assertThat(this.http.post("/downstream/faults?failNext=1", String.class).getStatusCode())
 			.isEqualTo(HttpStatus.OK);

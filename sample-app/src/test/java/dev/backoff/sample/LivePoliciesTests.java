@@ -75,7 +75,6 @@ class LivePoliciesTests {
 		this.http = new SampleHttp(this.port);
 		this.http.delete("/downstream/stats");
 		this.http.delete(POLICY);
-		this.http.refillDownstreamBudget();
 		this.http.delete("/downstream/stats");
 		this.quoteCalls.clear();
 	}
@@ -84,7 +83,6 @@ class LivePoliciesTests {
 	void leaveItAsConfigured() {
 		this.http.delete("/downstream/stats");
 		this.http.delete(POLICY);
-		this.http.refillDownstreamBudget();
 	}
 
 	@Test

@@ -103,22 +103,6 @@ public final class SampleHttp {
 	}
 
 	/**
-	 * Makes healthy downstream calls until the {@code downstream} policy's retry budget is full
-	 * again, so that a test starts from the same budget whatever ran before it in the shared
-	 * context. The downstream's faults must be off.
-	 */
-	public void refillDownstreamBudget() {
-		for (int i = 0; i < 200; i++) {
-			double tokens = metric("VALUE", "backoff.budget.tokens", "policy:downstream");
-			if (tokens >= DOWNSTREAM_MAX_TOKENS) {
-				return;
-			}
-			get("/quotes/ACME", String.class);
-		}
-		throw new AssertionError("The downstream budget did not refill in 200 healthy calls");
-	}
-
-	/**
 	 * @param sample a Prometheus sample name, such as {@code backoff_retries_total}
 	 * @param label a label that every counted line must carry, such as {@code method="QuoteClient.fetch"}
 	 * @return the sum of the matching lines of {@code /actuator/prometheus}
