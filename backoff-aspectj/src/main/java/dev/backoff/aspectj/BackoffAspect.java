@@ -5,8 +5,8 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.function.Supplier;
 
-import dev.backoff.autoconfigure.BackoffOperation;
-import dev.backoff.autoconfigure.BackoffOperationSource;
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
@@ -21,7 +21,7 @@ import org.springframework.util.function.SingletonSupplier;
  * retry is woven into the method itself, it also covers a bean calling its own method, and
  * private and final methods, which Spring AOP proxies never see. It runs each call through
  * the same {@link BackoffOperation} as
- * {@link dev.backoff.autoconfigure.BackoffInterceptor BackoffInterceptor} does, found by the same
+ * {@link dev.backoff.spring.aop.BackoffInterceptor BackoffInterceptor} does, found by the same
  * lookup, so that retries, metrics, logging and fallbacks behave the same in both modes; each
  * attempt is one {@link ProceedingJoinPoint#proceed() proceed()}.
  *

@@ -1,7 +1,7 @@
 package dev.backoff.aspectj;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffOperationSource;
+import dev.backoff.spring.operation.BackoffOperationSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-import dev.backoff.autoconfigure.BackoffAnnotationBeanPostProcessor;
-import dev.backoff.autoconfigure.BackoffConfigurationException;
-import dev.backoff.autoconfigure.BackoffOperationSource;
+import dev.backoff.spring.aop.BackoffAnnotationBeanPostProcessor;
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.aspectj.lang.Aspects;

@@ -1,9 +1,11 @@
 package dev.backoff.autoconfigure;
 
 import dev.backoff.internal.CauseChain;
+import dev.backoff.spring.config.BackoffConfigurationException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.core.Ordered;
@@ -27,10 +29,20 @@ public class BackoffFailureAnalyzer implements FailureAnalyzer {
 		}
 		BindException bind = findCause(failure, BindException.class);
 		if (bind != null && bind.getProperty() != null && bind.getName().toString().startsWith("backoff.")) {
-			BackoffConfigurationException unbound = BackoffConfigurationException.unbound(bind, bind.getProperty());
+			BackoffConfigurationException unbound = unbound(bind, bind.getProperty());
 			return analysis(unbound.getProperty(), unbound.getValue(), unbound.getRule(), unbound.getAction(), bind);
 		}
 		return null;
+	}
+
+	/**
+	 * @param bind Boot's failure to bind a {@code backoff.*} value
+	 * @param property the property that failed
+	 * @return it in Backoff's words: the rule names the form the value must take
+	 */
+	static BackoffConfigurationException unbound(BindException bind, ConfigurationProperty property) {
+		return BackoffConfigurationException.unbound(property.getName().toString(), property.getValue(),
+				bind.getTarget().getType().resolve(Object.class), bind);
 	}
 
 	private FailureAnalysis analysis(String property, @Nullable Object value, String rule, String action,

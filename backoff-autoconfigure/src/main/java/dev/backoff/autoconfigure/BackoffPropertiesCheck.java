@@ -1,5 +1,6 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.spring.config.BackoffConfigurationException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -76,10 +77,7 @@ final class BackoffPropertiesCheck {
 					"is an element of a list, but " + parent + " takes one value" + others,
 					"Give " + parent + " a single value.");
 		}
-		return new BackoffConfigurationException(name, first.getValue(),
-				"is not a Backoff setting" + others
-						+ "; docs/configuration.md lists the settings, and the IDE completes them",
-				"Correct the key's spelling, or remove it.");
+		return BackoffConfigurationException.unknownSetting(name, first.getValue(), others);
 	}
 
 	/** Rejects a fraction bound to a whole-number setting, which binding would truncate. */

@@ -1,5 +1,8 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.spring.operation.BackoffOperationSource;
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.config.BackoffPolicies;
 import java.util.Map;
 
 import org.apache.commons.logging.Log;
@@ -72,7 +75,7 @@ public class BackoffRefreshListener implements GenericApplicationListener {
 		}
 		catch (BindException ex) {
 			String why = (ex.getProperty() != null)
-					? BackoffConfigurationException.unbound(ex, ex.getProperty()).getMessage() : ex.getMessage();
+					? BackoffFailureAnalyzer.unbound(ex, ex.getProperty()).getMessage() : ex.getMessage();
 			logger.warn("Backoff kept its policies: the refreshed configuration is invalid. " + why);
 		}
 		catch (BackoffConfigurationException ex) {

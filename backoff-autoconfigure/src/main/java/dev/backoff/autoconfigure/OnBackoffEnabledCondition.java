@@ -1,5 +1,6 @@
 package dev.backoff.autoconfigure;
 
+import dev.backoff.spring.config.BackoffConfigurationException;
 import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;

@@ -18,6 +18,7 @@ import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.ManualScheduler;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.operation.BackoffScheduler;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

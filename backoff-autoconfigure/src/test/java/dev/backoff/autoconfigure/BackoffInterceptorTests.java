@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.aop.BackoffInterceptor;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

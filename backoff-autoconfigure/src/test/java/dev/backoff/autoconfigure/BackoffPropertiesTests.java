@@ -8,6 +8,7 @@ import java.util.concurrent.TimeoutException;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
+import dev.backoff.spring.config.BackoffPolicies;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 
 import dev.backoff.Backoff;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.aop.BackoffInterceptor;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.Advisor;

@@ -10,8 +10,8 @@ import java.util.Map;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Outcome;
-import dev.backoff.autoconfigure.BackoffListenerFactory;
-import dev.backoff.autoconfigure.BackoffOperation;
+import dev.backoff.spring.operation.BackoffListenerFactory;
+import dev.backoff.spring.operation.BackoffOperation;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,6 +1,6 @@
 package dev.backoff.test;
 
-import dev.backoff.autoconfigure.BackoffPolicies;
+import dev.backoff.spring.config.BackoffPolicies;
 
 import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.TestContext;

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffScheduler;
+import dev.backoff.spring.operation.BackoffScheduler;
 
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

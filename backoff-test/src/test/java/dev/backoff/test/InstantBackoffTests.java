@@ -16,7 +16,7 @@ import dev.backoff.BackoffSchedule;
 import dev.backoff.Outcome;
 import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffPolicies;
+import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

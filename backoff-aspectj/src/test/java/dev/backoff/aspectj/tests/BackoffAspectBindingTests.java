@@ -5,7 +5,7 @@ import dev.backoff.RecordingSleeper;
 import dev.backoff.aspectj.BackoffAspect;
 import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
 import dev.backoff.aspectj.BackoffAspectConfigurer;
-import dev.backoff.autoconfigure.BackoffAnnotationBeanPostProcessor;
+import dev.backoff.spring.aop.BackoffAnnotationBeanPostProcessor;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -10,7 +10,7 @@ import dev.backoff.RecordingSleeper;
 import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
 import dev.backoff.aspectj.tests.unwoven.UnwovenService;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffConfigurationException;
+import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package dev.backoff.autoconfigure.actuate;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffCallCounts;
-import dev.backoff.autoconfigure.BackoffOperationSource;
+import dev.backoff.spring.operation.BackoffCallCounts;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 
 import org.springframework.beans.factory.ObjectProvider;

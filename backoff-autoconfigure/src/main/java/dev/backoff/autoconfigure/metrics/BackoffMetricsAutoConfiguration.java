@@ -1,7 +1,9 @@
 package dev.backoff.autoconfigure.metrics;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffPolicies;
+import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.metrics.BackoffBudgetMetrics;
+import dev.backoff.spring.metrics.BackoffMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

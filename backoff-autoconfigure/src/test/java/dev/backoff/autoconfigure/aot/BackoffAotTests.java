@@ -8,6 +8,7 @@ import dev.backoff.BackoffCall;
 import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.spring.aot.BackoffMethodsAotProcessor;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 

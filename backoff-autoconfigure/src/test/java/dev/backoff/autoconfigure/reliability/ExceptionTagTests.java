@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 
 import dev.backoff.Backoff;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.ExceptionTags;
+import dev.backoff.spring.operation.ExceptionTags;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -12,7 +12,7 @@ import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.metrics.BackoffMetrics;
+import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -6,7 +6,7 @@ import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.observation.BackoffObservationAutoConfiguration;
-import dev.backoff.autoconfigure.observation.BackoffObservationContext;
+import dev.backoff.spring.observation.BackoffObservationContext;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;

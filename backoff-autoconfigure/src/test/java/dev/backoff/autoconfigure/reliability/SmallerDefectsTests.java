@@ -6,10 +6,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffConfigurationException;
+import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
-import dev.backoff.autoconfigure.BackoffOperation;
-import dev.backoff.autoconfigure.BackoffOperationSource;
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PreviewDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;

@@ -5,7 +5,7 @@ import java.util.Map;
 import dev.backoff.Backoff;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
-import dev.backoff.autoconfigure.BackoffOperationSource;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -13,6 +13,7 @@ import java.time.ZoneOffset;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.RetryAfter;
+import dev.backoff.spring.http.HttpFailures;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

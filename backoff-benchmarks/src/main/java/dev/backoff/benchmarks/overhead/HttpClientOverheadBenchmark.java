@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
-import dev.backoff.autoconfigure.web.BackoffHttp;
+import dev.backoff.spring.http.BackoffHttp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;

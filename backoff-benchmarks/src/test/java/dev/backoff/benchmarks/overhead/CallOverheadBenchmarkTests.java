@@ -5,7 +5,7 @@ import java.util.function.Function;
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
-import dev.backoff.autoconfigure.BackoffObservations;
+import dev.backoff.spring.observation.BackoffObservations;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;

@@ -1,6 +1,6 @@
 package dev.backoff.benchmarks.overhead;
 
-import dev.backoff.autoconfigure.metrics.BackoffMetrics;
+import dev.backoff.spring.metrics.BackoffMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

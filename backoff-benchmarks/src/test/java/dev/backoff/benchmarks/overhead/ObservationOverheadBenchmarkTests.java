@@ -3,7 +3,7 @@ package dev.backoff.benchmarks.overhead;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.backoff.autoconfigure.BackoffObservations;
+import dev.backoff.spring.observation.BackoffObservations;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;

@@ -1,6 +1,6 @@
 package dev.backoff.sample.quotes;
 
-import dev.backoff.autoconfigure.web.BackoffHttp;
+import dev.backoff.spring.http.BackoffHttp;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -1,0 +1,110 @@
+package dev.backoff.spring.aop;
+
+import dev.backoff.spring.operation.BackoffOperationSource;
+import java.lang.reflect.Modifier;
+import java.util.function.Supplier;
+
+import dev.backoff.Backoff;
+import dev.backoff.spring.config.BackoffConfigurationException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.framework.AopConfigException;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.ComposablePointcut;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Applies the {@link BackoffInterceptor} to every bean with a {@link Backoff @Backoff} method
+ * or type, the way Spring Framework applies its own {@code @Retryable}: an annotation
+ * pointcut plus a {@code MethodInterceptor}, added <em>before</em> any existing advisors of an
+ * already proxied bean, so that retries wrap {@code @Transactional} and each attempt runs in
+ * a new transaction. It runs just before {@code @Async}'s post-processor, which puts its
+ * hand-off outside ours: an {@code @Async @Backoff} method retries on the executor's thread.
+ *
+ * <p>Whether a bean is advised depends on its annotations alone, so that AOT processing,
+ * which asks before any configuration is bound, can tell. Every {@code @Backoff} method of an
+ * advised bean is resolved as the bean is created, so that configuration mistakes stop
+ * start-up rather than the first call.
+ */
+@SuppressWarnings("serial")
+public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+	private static final Log logger = LogFactory.getLog(BackoffAnnotationBeanPostProcessor.class);
+
+	private final transient SingletonSupplier<BackoffOperationSource> source;
+
+	/**
+	 * @param source resolves the {@code @Backoff} methods; asked when the first bean with one
+	 * is created, so that its own dependencies are processed normally
+	 */
+	public BackoffAnnotationBeanPostProcessor(Supplier<BackoffOperationSource> source) {
+		this.source = SingletonSupplier.of(source);
+		setBeforeExistingAdvisors(true);
+		// As Spring Framework's @Retryable: runs before @Async's post-processor (lowest
+		// precedence), which then puts its hand-off outside ours, so that an @Async @Backoff
+		// method retries on the executor's thread rather than retrying the hand-off.
+		setOrder(Ordered.LOWEST_PRECEDENCE - 1);
+		this.advisor = new DefaultPointcutAdvisor(pointcut(), new BackoffInterceptor(this.source));
+	}
+
+	/**
+	 * @return what makes a bean need {@code @Backoff}: the annotation on its class or on any
+	 * of its methods, directly or inherited
+	 */
+	public static Pointcut pointcut() {
+		Pointcut typeLevel = new AnnotationMatchingPointcut(Backoff.class, true);
+		Pointcut methodLevel = new AnnotationMatchingPointcut(null, Backoff.class, true);
+		return new ComposablePointcut(typeLevel).union(methodLevel);
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Class<?> targetClass = AopUtils.getTargetClass(bean);
+		if (bean instanceof AopInfrastructureBean || !isEligible(targetClass)) {
+			return super.postProcessAfterInitialization(bean, beanName);
+		}
+		this.source.obtain().resolveAll(targetClass);
+		Object proxy;
+		try {
+			proxy = super.postProcessAfterInitialization(bean, beanName);
+		}
+		catch (AopConfigException ex) {
+			if (Modifier.isFinal(targetClass.getModifiers())) {
+				throw new BackoffConfigurationException("@Backoff on " + targetClass.getName(), beanName,
+						"needs a proxy, but the class is final" + (targetClass.isRecord() ? " (a record)" : "")
+								+ " and implements no interface to proxy instead",
+						"Make the class non-final, call it through an interface it implements, or weave with "
+								+ "backoff-aspectj (backoff.mode=aspectj).",
+						ex);
+			}
+			throw ex;
+		}
+		if (AopUtils.isCglibProxy(proxy)) {
+			warnOfFinalMethods(targetClass);
+		}
+		return proxy;
+	}
+
+	/** A class-based proxy cannot override a final method: its calls bypass the advice entirely. */
+	private static void warnOfFinalMethods(Class<?> targetClass) {
+		ReflectionUtils.doWithMethods(targetClass, (method) -> logger.warn("@Backoff method " + targetClass.getSimpleName()
+				+ "." + method.getName() + " is final, so the proxy cannot intercept it: its calls are not retried, "
+				+ "and they run on the proxy object itself, whose fields are not set. Remove final, or weave with "
+				+ "backoff-aspectj (backoff.mode=aspectj)."),
+				(method) -> Modifier.isFinal(method.getModifiers()) && !Modifier.isStatic(method.getModifiers())
+						&& method.getDeclaringClass() != Object.class
+						&& (AnnotatedElementUtils.hasAnnotation(method, Backoff.class)
+								|| (Modifier.isPublic(method.getModifiers())
+										&& AnnotatedElementUtils.hasAnnotation(targetClass, Backoff.class))));
+	}
+
+}

@@ -1,0 +1,245 @@
+package dev.backoff.spring.http;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+
+import dev.backoff.spring.operation.BackoffOperation;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.client.reactive.ClientHttpRequest;
+import org.springframework.http.client.reactive.ClientHttpRequestDecorator;
+import org.springframework.web.reactive.function.BodyInserter;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
+
+/**
+ * {@link BackoffHttp#filter}: each subscription to an exchange is one call of the policy,
+ * retried by resubscription as a {@code Mono}-returning {@code @Backoff} method is. Every
+ * attempt exchanges again through the filters after this one, and writes the body again. A
+ * retry sends the whole body or fails with {@link RequestBodyNotRepeatableException}, never
+ * part of it: its bytes must be those an earlier attempt wrote (the same checksum over as many
+ * bytes, the same length once one wrote it whole), which a one-shot publisher or a stream that
+ * continues where the last attempt stopped cannot give. An error response is judged by its
+ * status and headers, its body left unread: the last one reaches the client as it came, and
+ * one that is retried or left behind is released.
+ */
+final class BackoffExchangeFilter implements ExchangeFilterFunction {
+
+	private static final @Nullable Object[] NO_ARGUMENTS = {};
+
+	private static final byte[] UNREAD = {};
+
+	private final ClientOperations operations;
+
+	BackoffExchangeFilter(ClientOperations operations) {
+		this.operations = operations;
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+		if (!this.operations.isRetryable(request.method(), request.headers())) {
+			return next.exchange(request);
+		}
+		BackoffOperation operation = this.operations.get(request.method());
+		return Mono.defer(() -> {
+			Call call = new Call(request);
+			Mono<Object> retried;
+			try {
+				retried = (Mono<Object>) operation.invoke(() -> Mono.defer(() -> call.attempt(next)), null, null,
+						NO_ARGUMENTS);
+			}
+			catch (Throwable ex) {
+				// A Mono-returning operation hands every failure to its subscriber; this is a bug.
+				return Mono.error(ex);
+			}
+			return retried.cast(ClientResponse.class)
+				.onErrorResume((failure) -> failure == call.failure, (failure) -> Mono.justOrEmpty(call.take()))
+				.doFinally((signal) -> call.release());
+		});
+	}
+
+	/** One subscription's attempts: what their bodies wrote, and the last error response. */
+	private static final class Call {
+
+		private final ClientRequest request;
+
+		/** The longest body an attempt wrote so far: its length, -1 before any wrote. */
+		private volatile long written = -1;
+
+		/** The checksum of those bytes. */
+		private volatile long checksum;
+
+		/** Whether that attempt wrote its body whole. */
+		private volatile boolean whole;
+
+		private volatile @Nullable Throwable failure;
+
+		private volatile @Nullable ClientResponse response;
+
+		Call(ClientRequest request) {
+			this.request = request;
+		}
+
+		Mono<ClientResponse> attempt(ExchangeFunction next) {
+			ClientResponse previous = take();
+			Mono<Void> released = (previous != null) ? previous.releaseBody().onErrorComplete() : Mono.empty();
+			BodyInserter<?, ? super ClientHttpRequest> body = this.request.body();
+			ClientRequest checked = ClientRequest.from(this.request)
+				.body((message, context) -> body.insert(new CheckedRequest(message), context))
+				.build();
+			return released.then(next.exchange(checked)).flatMap(this::judge);
+		}
+
+		/** An error response becomes the attempt's failure, as WebClient's retrieve() would throw it, body unread. */
+		private Mono<ClientResponse> judge(ClientResponse response) {
+			if (!response.statusCode().isError()) {
+				return Mono.just(response);
+			}
+			WebClientResponseException failure = WebClientResponseException.create(response.statusCode(),
+					statusText(response), response.headers().asHttpHeaders(), UNREAD,
+					response.headers().contentType().map((type) -> type.getCharset()).orElse(null),
+					response.request());
+			this.response = response;
+			this.failure = failure;
+			return Mono.error(failure);
+		}
+
+		/** @return the last error response, no longer this call's to release */
+		@Nullable ClientResponse take() {
+			ClientResponse response = this.response;
+			this.response = null;
+			this.failure = null;
+			return response;
+		}
+
+		/** Releases an error response that was neither retried nor handed to the client. */
+		void release() {
+			ClientResponse response = take();
+			if (response != null) {
+				response.releaseBody().onErrorComplete().subscribe();
+			}
+		}
+
+		private static String statusText(ClientResponse response) {
+			return (response.statusCode() instanceof org.springframework.http.HttpStatus status)
+					? status.getReasonPhrase() : "";
+		}
+
+		private RequestBodyNotRepeatableException notRepeatable(String what, @Nullable Throwable cause) {
+			return new RequestBodyNotRepeatableException("The body of " + this.request.method() + " "
+					+ this.request.url() + " could not be sent again for a retry: " + what + ". Give WebClient a "
+					+ "body it can write more than once (bodyValue, or a publisher that replays), or do not retry "
+					+ "this request.", cause);
+		}
+
+		/** Checks one attempt's body, as it is written, against what the earlier attempts wrote. */
+		private final class CheckedRequest extends ClientHttpRequestDecorator {
+
+			/** What earlier attempts wrote: -1 for the first attempt, which has nothing to match. */
+			private final long before = Call.this.written;
+
+			private final long checksumBefore = Call.this.checksum;
+
+			private final boolean wholeBefore = Call.this.whole;
+
+			private final CRC32 crc = new CRC32();
+
+			private long count;
+
+			CheckedRequest(ClientHttpRequest delegate) {
+				super(delegate);
+			}
+
+			@Override
+			public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+				Flux<DataBuffer> checked = Flux.<DataBuffer>from(body)
+					.onErrorMap((ex) -> this.before > 0 && this.count == 0, (ex) -> notRepeatable("an earlier "
+							+ "attempt wrote " + this.before + " bytes, this one failed before writing any", ex))
+					.<DataBuffer>handle((buffer, sink) -> {
+						RequestBodyNotRepeatableException different = add(buffer);
+						if (different == null) {
+							sink.next(buffer);
+						}
+						else {
+							DataBufferUtils.release(buffer);
+							sink.error(different);
+						}
+					})
+					.concatWith(Mono.defer(this::end));
+				return super.writeWith(checked);
+			}
+
+			@Override
+			public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
+				return writeWith(Flux.from(body).concatMap(Flux::from));
+			}
+
+			@Override
+			public Mono<Void> setComplete() {
+				return end().then(super.setComplete());
+			}
+
+			/** Checksums a buffer's bytes; checks them against the earlier attempts' when they reach as far. */
+			private @Nullable RequestBodyNotRepeatableException add(DataBuffer buffer) {
+				try (DataBuffer.ByteBufferIterator buffers = buffer.readableByteBuffers()) {
+					while (buffers.hasNext()) {
+						ByteBuffer bytes = buffers.next();
+						int length = bytes.remaining();
+						// The bytes up to where the earlier attempts stopped, when this buffer reaches there.
+						long toBefore = this.before - this.count;
+						int checked = (toBefore > 0 && toBefore <= length) ? (int) toBefore : 0;
+						if (checked > 0) {
+							ByteBuffer head = bytes.duplicate();
+							head.limit(head.position() + checked);
+							this.crc.update(head);
+							if (this.crc.getValue() != this.checksumBefore) {
+								return notRepeatable("its first " + this.before + " bytes differ from those an "
+										+ "earlier attempt wrote", null);
+							}
+						}
+						ByteBuffer rest = bytes.duplicate();
+						rest.position(rest.position() + checked);
+						this.crc.update(rest);
+						this.count += length;
+					}
+				}
+				if (this.wholeBefore && this.count > this.before) {
+					return notRepeatable("an earlier attempt wrote it whole, " + this.before + " bytes, this one more",
+							null);
+				}
+				if (this.count > Call.this.written) {
+					record(false);
+				}
+				return null;
+			}
+
+			/** The body is complete: it must be as long as the earlier attempts'. */
+			private <T> Mono<T> end() {
+				if (this.count < this.before) {
+					return Mono.error(notRepeatable("an earlier attempt wrote " + this.before + " bytes, this one "
+							+ ((this.count != 0) ? this.count : "none"), null));
+				}
+				record(true);
+				return Mono.empty();
+			}
+
+			private void record(boolean whole) {
+				Call.this.checksum = this.crc.getValue();
+				Call.this.written = this.count;
+				Call.this.whole = whole;
+			}
+
+		}
+
+	}
+
+}

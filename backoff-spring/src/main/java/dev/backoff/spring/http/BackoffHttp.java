@@ -1,0 +1,114 @@
+package dev.backoff.spring.http;
+
+import java.util.Set;
+
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.BackoffOperationSource;
+import dev.backoff.spring.config.BackoffPolicies;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.util.StringUtils;
+
+/**
+ * Retries the requests of Spring's HTTP clients under a named policy of
+ * {@code backoff.policies}: {@link #interceptor} for {@code RestClient} and
+ * {@code RestTemplate} ({@link ReactiveBackoffHttp#filter} for {@code WebClient}), and
+ * through them the {@code @HttpExchange} interface clients built on such a client. Each request is one call of
+ * the policy, with everything a {@code @Backoff} method has: its budget, the HTTP
+ * classification and {@code Retry-After}, the throttling schedule, meters and observations
+ * tagged {@code method="<policy> <HTTP method>"} (such as {@code downstream GET}: bounded,
+ * never a URL), live changes through the endpoint, and the nested guard.
+ *
+ * <pre class="code">
+ * RestClient client = builder.baseUrl("http://quotes").requestInterceptor(http.interceptor("quotes")).build();
+ * WebClient webClient = webBuilder.baseUrl("http://quotes").filter(reactiveHttp.filter("quotes")).build();
+ * </pre>
+ *
+ * <p>Idempotency: a request that failed may have taken effect on the server, so only the
+ * methods that RFC 9110 calls idempotent ({@code GET}, {@code HEAD}, {@code OPTIONS},
+ * {@code PUT}, {@code DELETE}, {@code TRACE}) are retried; a {@code POST} or {@code PATCH}
+ * only when it carries a non-blank {@value #IDEMPOTENCY_KEY} header, by which the server can tell a
+ * retry from a new request, or when the policy sets {@code retry-non-idempotent: true}.
+ * Another request goes through once, untouched and unmetered by Backoff.
+ *
+ * <p>A response with an error status (4xx, 5xx) is an attempt's failure, read by
+ * {@link HttpFailures} as a thrown {@code RestClientResponseException} or
+ * {@code WebClientResponseException} would be: so the policy's {@code retry-on},
+ * {@code abort-on}, throttling and {@code Retry-After} apply to it. When the call ends on
+ * such a failure, the client gets the last response itself, its body unread, and handles it as
+ * it would have without retries (its status handlers throw as usual).
+ *
+ * <p>The WebClient filter is on a bean of its own, {@link ReactiveBackoffHttp}, present when
+ * spring-webflux is: a method with a WebFlux type in its signature would stop this class
+ * from loading in an application without WebFlux, as Spring reads a bean's methods.
+ */
+public class BackoffHttp {
+
+	/** The request header that makes a {@code POST} or {@code PATCH} safe to retry. */
+	public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
+	private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS,
+			HttpMethod.PUT, HttpMethod.DELETE, HttpMethod.TRACE);
+
+	private static final Set<HttpMethod> STANDARD = Set.of(HttpMethod.values());
+
+	private final BackoffOperationSource operations;
+
+	/**
+	 * @param operations the source of every operation, which keeps the clients' ones beside
+	 * the methods' so that meters, the endpoint and live changes see them
+	 */
+	public BackoffHttp(BackoffOperationSource operations) {
+		this.operations = operations;
+	}
+
+	/**
+	 * An interceptor for {@code RestClient.Builder.requestInterceptor} or
+	 * {@code RestTemplate.getInterceptors()}. Every retry runs the interceptors after it and
+	 * the request again, with the same body: Spring buffers an intercepted request's body.
+	 * Put it first, so that the interceptors after it (authentication, say) run for every attempt.
+	 * @param policy a policy name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS}
+	 * @return the interceptor
+	 * @throws BackoffConfigurationException if there is no such policy
+	 */
+	public ClientHttpRequestInterceptor interceptor(String policy) {
+		return new BackoffRequestInterceptor(
+				new ClientOperations(this, requirePolicy(policy), ClientHttpResponse.class));
+	}
+
+	String requirePolicy(String policy) {
+		BackoffPolicies policies = this.operations.getPolicies();
+		if (policies.get(policy) == null) {
+			Set<String> names = policies.getNames();
+			throw new BackoffConfigurationException("BackoffHttp policy", policy,
+					"must name a policy under backoff.policies ("
+							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
+							+ ") or " + BackoffPolicies.DEFAULTS,
+					"Add backoff.policies." + policy + " to the configuration"
+							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
+		}
+		return policy;
+	}
+
+	/**
+	 * Whether a request may be retried: an idempotent method, a keyed {@code POST} or
+	 * {@code PATCH}, or a policy that retries the non-idempotent ones.
+	 */
+	boolean isRetryable(String policy, HttpMethod method, HttpHeaders headers) {
+		// A blank key identifies nothing: the server cannot tell a retry by it.
+		return IDEMPOTENT.contains(method) || StringUtils.hasText(headers.getFirst(IDEMPOTENCY_KEY))
+				|| this.operations.getPolicies().isRetryNonIdempotent(policy);
+	}
+
+	/** The operation of a policy's requests of one method, named {@code <policy> <METHOD>}. */
+	BackoffOperation operation(String policy, HttpMethod method, Class<?> returnType) {
+		// Bounded: a method outside the standard nine is named OTHER.
+		String name = policy + " " + (STANDARD.contains(method) ? method.name() : "OTHER");
+		return this.operations.getOperation(policy, name, returnType);
+	}
+
+}

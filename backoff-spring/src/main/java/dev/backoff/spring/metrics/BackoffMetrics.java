@@ -1,0 +1,238 @@
+package dev.backoff.spring.metrics;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.backoff.BackoffListener;
+import dev.backoff.Outcome;
+import dev.backoff.spring.operation.BackoffCallCounts;
+import dev.backoff.spring.operation.BackoffListenerFactory;
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.ExceptionTags;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Records the meters of every {@code @Backoff} method, tagged with bounded values only:
+ * {@code policy}, {@code method} ({@code SimpleClassName.methodName}), {@code outcome} and
+ * {@code exception} (a simple class name, at most {@value ExceptionTags#LIMIT} per method, then
+ * {@value ExceptionTags#OTHER}: see {@link ExceptionTags}). Never an argument, a message or an attempt number.
+ *
+ * <ul>
+ * <li>{@value #CALLS} (counter: policy, method, outcome): calls by how they ended.</li>
+ * <li>{@value #RETRIES} (counter: policy, method, exception): retries, by the failure that
+ * caused them ({@code none} when a result asked for the retry).</li>
+ * <li>{@value #DELAY} (timer: policy, method): every wait actually scheduled.</li>
+ * <li>{@value #ATTEMPTS} (distribution summary: policy, method, outcome): attempts per call,
+ * for every outcome but {@code success}, which is one attempt by definition.</li>
+ * </ul>
+ * A meter is registered the first time it has something to record, with one exception: when a
+ * method's first call ends, its {@value #CALLS} counter of every outcome is registered, at 0,
+ * before that call's is incremented. A counter born at 1 is a first increase that Prometheus's
+ * {@code increase()} and {@code rate()} cannot see, so without it a method's first failure of a
+ * kind would never fire an alert; this way only the outcome of its very first call is born at 1
+ * (see docs/observability.md). The rest come on first use: an outcome's summary when a call
+ * first ends so, the timer at the first wait, a retries counter at the first retry for its
+ * exception. So a method never called has no meter. After that a call only increments or
+ * records, and a success on the first attempt costs one counter increment.
+ */
+public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts {
+
+	/** Calls, by outcome. */
+	public static final String CALLS = "backoff.calls";
+
+	/** Retries, by the failure that caused them. */
+	public static final String RETRIES = "backoff.retries";
+
+	/** Waits actually scheduled. */
+	public static final String DELAY = "backoff.delay";
+
+	/** Attempts per call. */
+	public static final String ATTEMPTS = "backoff.attempts";
+
+	private final MeterRegistry registry;
+
+	/**
+	 * @param registry the registry to record into
+	 */
+	public BackoffMetrics(MeterRegistry registry) {
+		this.registry = registry;
+	}
+
+	@Override
+	public BackoffListener create(BackoffOperation operation) {
+		return new MeteredListener(this.registry, operation);
+	}
+
+	@Override
+	public Map<String, Long> get(BackoffOperation operation) {
+		Map<String, Long> counts = new TreeMap<>();
+		for (Counter counter : this.registry.find(CALLS)
+			.tags("policy", operation.getPolicyName(), "method", operation.getMethodTag())
+			.counters()) {
+			// The outcomes registered at 0 have not happened: they stay out, as before they were.
+			long count = (long) counter.count();
+			if (count > 0) {
+				counts.merge(String.valueOf(counter.getId().getTag("outcome")), count, Long::sum);
+			}
+		}
+		return counts;
+	}
+
+	/**
+	 * Registers each meter of one method the first time it is needed. Every meter is kept in a
+	 * plain field or array slot, {@code null} until then, so that afterwards recording is a field
+	 * read. The fields are written without locking: two threads that both find one {@code null}
+	 * both register, and Micrometer's registration is idempotent (the same id returns the same
+	 * meter), so both record into that one meter and the field only ever holds it.
+	 */
+	private static final class MeteredListener implements BackoffListener {
+
+		private final MeterRegistry registry;
+
+		private final BackoffOperation operation;
+
+		// The arrays and the map are made on first use too, the same way: a method never called
+		// holds only this listener, and an application may have thousands.
+
+		/** By {@link Outcome#ordinal()}. */
+		private @Nullable Counter @Nullable [] calls;
+
+		/** By {@link Outcome#ordinal()}; the slot of {@code success} stays {@code null}. */
+		private @Nullable DistributionSummary @Nullable [] attempts;
+
+		private @Nullable Timer delay;
+
+		private @Nullable Map<String, Counter> retries;
+
+		private @Nullable Counter resultRetries;
+
+		MeteredListener(MeterRegistry registry, BackoffOperation operation) {
+			this.registry = registry;
+			this.operation = operation;
+		}
+
+		private Tags tags() {
+			return Tags.of("policy", this.operation.getPolicyName(), "method", this.operation.getMethodTag());
+		}
+
+		@Override
+		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+			delay().record(delay);
+			retries(failure).increment();
+		}
+
+		@Override
+		public void onSuccess(Outcome outcome, int attempts) {
+			ended(outcome, attempts);
+		}
+
+		@Override
+		public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+			ended(outcome, attempts);
+		}
+
+		private void ended(Outcome outcome, int attempts) {
+			Counter[] calls = this.calls;
+			Counter counter = (calls != null) ? calls[outcome.ordinal()] : null;
+			if (counter == null) {
+				counter = registerCalls(outcome);
+			}
+			counter.increment();
+			if (outcome != Outcome.SUCCESS) {
+				DistributionSummary[] summaries = this.attempts;
+				DistributionSummary summary = (summaries != null) ? summaries[outcome.ordinal()] : null;
+				if (summary == null) {
+					summary = registerAttempts(outcome);
+				}
+				summary.record(attempts);
+			}
+		}
+
+		/** Registers every outcome's counter, at 0, the first time a call ends. */
+		private Counter registerCalls(Outcome outcome) {
+			Counter[] calls = this.calls;
+			if (calls == null) {
+				calls = new Counter[Outcome.values().length];
+				for (Outcome each : Outcome.values()) {
+					calls[each.ordinal()] = callsCounter(each);
+				}
+				this.calls = calls;
+				return calls[outcome.ordinal()];
+			}
+			// Another thread's array, whose slots this thread may not see filled yet.
+			Counter counter = callsCounter(outcome);
+			calls[outcome.ordinal()] = counter;
+			return counter;
+		}
+
+		private Counter callsCounter(Outcome outcome) {
+			return Counter.builder(CALLS)
+				.description("Calls under a Backoff policy (@Backoff methods, HTTP clients), by how they ended")
+				.tags(tags().and("outcome", outcome.tagValue()))
+				.register(this.registry);
+		}
+
+		private DistributionSummary registerAttempts(Outcome outcome) {
+			DistributionSummary summary = DistributionSummary.builder(ATTEMPTS)
+				.description("Attempts per call under a Backoff policy, the first included")
+				.tags(tags().and("outcome", outcome.tagValue()))
+				.register(this.registry);
+			DistributionSummary[] summaries = this.attempts;
+			if (summaries == null) {
+				summaries = new DistributionSummary[Outcome.values().length];
+				this.attempts = summaries;
+			}
+			summaries[outcome.ordinal()] = summary;
+			return summary;
+		}
+
+		private Timer delay() {
+			Timer delay = this.delay;
+			if (delay == null) {
+				delay = Timer.builder(DELAY)
+					.description("Waits scheduled before retries under a Backoff policy")
+					.tags(tags())
+					.register(this.registry);
+				this.delay = delay;
+			}
+			return delay;
+		}
+
+		private Counter retries(@Nullable Throwable failure) {
+			if (failure == null) {
+				Counter counter = this.resultRetries;
+				if (counter == null) {
+					counter = retriesCounter(this.operation.getExceptionTag(null));
+					this.resultRetries = counter;
+				}
+				return counter;
+			}
+			// The tag is the operation's, bounded per method and the same as the observations'
+			// exception key; a counter per tag value, registered on first sight.
+			String exception = this.operation.getExceptionTag(failure);
+			Map<String, Counter> retries = this.retries;
+			if (retries == null) {
+				retries = new ConcurrentHashMap<>();
+				this.retries = retries;
+			}
+			Counter counter = retries.get(exception);
+			return (counter != null) ? counter : retries.computeIfAbsent(exception, this::retriesCounter);
+		}
+
+		private Counter retriesCounter(String exception) {
+			return Counter.builder(RETRIES)
+				.description("Retries under a Backoff policy, by the failure that caused them")
+				.tags(tags().and("exception", exception))
+				.register(this.registry);
+		}
+
+	}
+
+}

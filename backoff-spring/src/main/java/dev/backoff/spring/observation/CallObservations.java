@@ -1,0 +1,150 @@
+package dev.backoff.spring.observation;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.backoff.BackoffListener;
+import dev.backoff.BackoffTask;
+import dev.backoff.Outcome;
+import dev.backoff.spring.observation.BackoffAttemptObservationContext.AttemptOutcome;
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.ObservedCall;
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The observations of one call: the call's, started when the call starts, and the attempt's
+ * under way. It listens to the call, before the method's own listener (see {@link #listener()}),
+ * so the executor's own decisions end each attempt ({@code retried} with its delay,
+ * {@code success} or {@code failed}) and the call. Attempts and events come one after another, but a cancellation
+ * may end the call from another thread while an attempt starts: the lock keeps the two apart,
+ * so no observation is left open. Every step is guarded: see {@link BackoffObservations}.
+ */
+final class CallObservations implements ObservedCall, BackoffListener {
+
+	private final BackoffObservations observations;
+
+	private final BackoffOperation operation;
+
+	/** This, then the method's listener: what the call reports to. */
+	private final BackoffListener listener;
+
+	private final Observation call;
+
+	private @Nullable Observation attempt;
+
+	private int attempts;
+
+	private boolean ended;
+
+	CallObservations(BackoffObservations observations, BackoffOperation operation, Observation call) {
+		this.observations = observations;
+		this.operation = operation;
+		this.call = call;
+		BackoffListener methodListener = operation.getListener();
+		// A composite, so that the executor calls the method's listener as it calls any other:
+		// one that throws is reported once for that listener, not once per call for this one.
+		this.listener = (methodListener == BackoffListener.NONE) ? this
+				: BackoffListener.composite(List.of(this, methodListener));
+	}
+
+	@Override
+	public BackoffListener listener() {
+		return this.listener;
+	}
+
+	/**
+	 * Starts the next attempt's observation.
+	 * @return it, or {@code null} when the call has already ended or the start failed
+	 */
+	@Override
+	public synchronized @Nullable Observation startAttempt() {
+		if (this.ended) {
+			return null;
+		}
+		this.attempts++;
+		try {
+			Observation attempt = this.observations.startAttempt(this.operation, this.attempts, this.call);
+			if (attempt.isNoop()) {
+				// A predicate turned backoff.attempt off.
+				return null;
+			}
+			this.attempt = attempt;
+			return attempt;
+		}
+		catch (RuntimeException ex) {
+			this.attempt = null;
+			this.observations.failed("attempt start", this.operation, ex);
+			return null;
+		}
+	}
+
+	/** Runs {@code task} with {@code attempt} current on this thread. */
+	@Override
+	public <T extends @Nullable Object> T run(@Nullable Object attempt, BackoffTask<T> task) throws Throwable {
+		if (!(attempt instanceof Observation observation)) {
+			return task.run();
+		}
+		BackoffObservations.Scoped scoped = this.observations.scope(this.operation, observation);
+		try {
+			return task.run();
+		}
+		finally {
+			scoped.close();
+		}
+	}
+
+	@Override
+	public synchronized void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+		stopAttempt(AttemptOutcome.RETRIED, failure, delay);
+	}
+
+	@Override
+	public void onSuccess(Outcome outcome, int attempts) {
+		end(AttemptOutcome.SUCCESS, null, outcome, attempts);
+	}
+
+	@Override
+	public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+		end(AttemptOutcome.FAILED, failure, outcome, attempts);
+	}
+
+	private synchronized void end(AttemptOutcome last, @Nullable Throwable failure, Outcome outcome, int attempts) {
+		if (this.ended) {
+			return;
+		}
+		this.ended = true;
+		stopAttempt(last, failure, null);
+		try {
+			if (this.call.getContext() instanceof BackoffObservationContext context) {
+				context.setOutcome(outcome);
+				context.setAttempts(attempts);
+			}
+			this.call.stop();
+		}
+		catch (RuntimeException ex) {
+			this.observations.failed("call stop", this.operation, ex);
+		}
+	}
+
+	/** Stops the attempt under way, if any: a cancelled call may end between attempts. */
+	private void stopAttempt(AttemptOutcome outcome, @Nullable Throwable failure, @Nullable Duration delay) {
+		Observation attempt = this.attempt;
+		if (attempt == null) {
+			return;
+		}
+		this.attempt = null;
+		try {
+			if (attempt.getContext() instanceof BackoffAttemptObservationContext context) {
+				context.setOutcome(outcome);
+				context.setFailure(failure);
+				context.setDelay(delay);
+			}
+			attempt.stop();
+		}
+		catch (RuntimeException ex) {
+			this.observations.failed("attempt stop", this.operation, ex);
+		}
+	}
+
+}

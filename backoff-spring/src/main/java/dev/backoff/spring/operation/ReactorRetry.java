@@ -1,0 +1,254 @@
+package dev.backoff.spring.operation;
+
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+import dev.backoff.BackoffCall;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.BackoffTask;
+import dev.backoff.Sleeper;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
+import reactor.util.retry.Retry;
+
+/**
+ * Retries methods that return a Reactor {@code Mono} or {@code Flux} by resubscription, with
+ * {@code retryWhen} driven by the same {@link BackoffCall} decisions as every other path.
+ * Each subscription is one call: every attempt invokes the method anew, and each wait is a
+ * {@code Mono.delay} on Reactor's parallel scheduler, so no thread blocks and virtual time
+ * works in tests. When the context closes, a waiting call ends at once with its last failure
+ * (outcome {@code interrupted}), and no attempt starts after that. Kept apart so that Reactor stays optional: loaded only for such methods.
+ *
+ * <p>Nesting: an attempt's subscription carries the call's policy in the Reactor context, so a
+ * {@code @Backoff} publisher subscribed inside it, on whatever thread, knows it is nested; a
+ * subscription made inside a blocking attempt is told by the thread instead.
+ */
+final class ReactorRetry {
+
+	/** Completes a wait early: the context closed. */
+	private static final Object CLOSED = new Object();
+
+	/** The context key of the enclosing call's {@link BackoffPolicy}. */
+	static final String ENCLOSING = "dev.backoff.enclosing";
+
+	private ReactorRetry() {
+	}
+
+	/** Retries a method that returns a {@code Mono}: a {@link BackoffOperation.Invoker}. */
+	static Mono<@Nullable Object> mono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+			@Nullable Object receiver, @Nullable Object[] arguments) {
+		Fallback fallback = operation.getFallback();
+		if (fallback == null) {
+			return Mono.deferContextual((context) -> retryMono(operation, operation.getState(), attempt, context));
+		}
+		return Mono.deferContextual((context) -> {
+			BackoffPolicy enclosing = enclosing(operation, context);
+			BackoffOperation.State state = operation.getState();
+			return retryMono(operation, state, attempt, context).onErrorResume(
+					(failure) -> operation.fallsBack(failure, state.policy(), enclosing),
+					(failure) -> Mono.defer(() -> Mono.from(publisher(fallback, receiver, arguments, failure))));
+		});
+	}
+
+	/** Retries a method that returns a {@code Flux}: a {@link BackoffOperation.Invoker}. */
+	static Flux<@Nullable Object> flux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+			@Nullable Object receiver, @Nullable Object[] arguments) {
+		Fallback fallback = operation.getFallback();
+		if (fallback == null) {
+			return Flux.deferContextual((context) -> retryFlux(operation, operation.getState(), attempt, context));
+		}
+		return Flux.deferContextual((context) -> {
+			BackoffPolicy enclosing = enclosing(operation, context);
+			BackoffOperation.State state = operation.getState();
+			return retryFlux(operation, state, attempt, context).onErrorResume(
+					(failure) -> operation.fallsBack(failure, state.policy(), enclosing),
+					(failure) -> Flux.defer(() -> publisher(fallback, receiver, arguments, failure)));
+		});
+	}
+
+	private static Mono<@Nullable Object> retryMono(BackoffOperation operation, BackoffOperation.State state,
+			BackoffTask<@Nullable Object> attempt, ContextView context) {
+		ObservedCall observed = observe(operation, context);
+		BackoffCall call = start(operation, state, context, observed);
+		return Mono.defer(() -> {
+			Object observation = (observed != null) ? observed.startAttempt() : null;
+			Mono<@Nullable Object> publisher = Mono.from(publisher(call, observed, observation, attempt));
+			return (observation != null) ? publisher.contextWrite(observing(operation, observation)) : publisher;
+		}).contextWrite(enclosing(call)).handle((value, sink) -> {
+			boolean retryResult;
+			try {
+				retryResult = call.isRetryableResult(value);
+			}
+			catch (RuntimeException ex) {
+				// The call has ended (see retry(call, operation)).
+				sink.error(ex);
+				return;
+			}
+			if (retryResult) {
+				sink.error(new RetryableResult(value));
+			}
+			else {
+				sink.next(value);
+			}
+		})
+			.retryWhen(retry(call, operation))
+			.onErrorResume(RetryableResult.class, (result) -> Mono.justOrEmpty(result.value))
+			.doOnSuccess((value) -> call.succeed())
+			.doOnCancel(() -> call.interrupt(new CancellationException("Cancelled by the subscriber")));
+	}
+
+	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffOperation.State state,
+			BackoffTask<@Nullable Object> attempt, ContextView context) {
+		ObservedCall observed = observe(operation, context);
+		BackoffCall call = start(operation, state, context, observed);
+		// Whether the attempt under way has emitted: a subscriber that cancels after taking what
+		// it needs (take(1), say) ends a call that worked, not an interrupted one.
+		AtomicBoolean emitted = new AtomicBoolean();
+		return Flux.defer(() -> {
+			emitted.set(false);
+			Object observation = (observed != null) ? observed.startAttempt() : null;
+			Flux<@Nullable Object> publisher = Flux.from(publisher(call, observed, observation, attempt));
+			return ((observation != null) ? publisher.contextWrite(observing(operation, observation)) : publisher)
+				.doOnNext((value) -> emitted.set(true));
+		})
+			.contextWrite(enclosing(call))
+			.retryWhen(retry(call, operation))
+			.doOnComplete(call::succeed)
+			.doOnCancel(() -> {
+				if (emitted.get()) {
+					call.succeed();
+				}
+				else {
+					call.interrupt(new CancellationException("Cancelled by the subscriber"));
+				}
+			});
+	}
+
+	/** Starts a call under the state read once when it was subscribed. */
+	private static BackoffCall start(BackoffOperation operation, BackoffOperation.State state, ContextView context,
+			@Nullable ObservedCall observed) {
+		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
+		return operation.getExecutor()
+			.start(state.policy(), state.budget(), (observed != null) ? observed.listener() : operation.getListener(),
+					enclosing);
+	}
+
+	/** Starts observing a call under the observation its subscriber's context holds, if any. */
+	private static @Nullable ObservedCall observe(BackoffOperation operation, ContextView context) {
+		CallObserver observer = operation.getObserver();
+		return (observer != null) ? operation.observe(context.getOrDefault(observer.contextKey(), null)) : null;
+	}
+
+	/**
+	 * Puts an attempt's observation into the context of its subscription, where Micrometer's
+	 * Reactor support looks for the parent of what the attempt observes.
+	 */
+	private static Function<Context, Context> observing(BackoffOperation operation, Object attempt) {
+		Object key = operation.getObserver().contextKey();
+		return (context) -> context.put(key, attempt);
+	}
+
+	/** The enclosing call's policy, from the subscription's context or else the subscribing thread. */
+	private static @Nullable BackoffPolicy enclosing(BackoffOperation operation, ContextView context) {
+		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
+		return (enclosing != null) ? enclosing : operation.getExecutor().getEnclosingPolicy();
+	}
+
+	/** Puts the call's policy into the context of its attempts, for the calls made inside them. */
+	private static Function<Context, Context> enclosing(BackoffCall call) {
+		return call.isEnclosing() ? (context) -> context.put(ENCLOSING, call.getPolicy()) : Function.identity();
+	}
+
+	private static Retry retry(BackoffCall call, BackoffOperation operation) {
+		boolean instant = (operation.getExecutor().getSleeper() == Sleeper.INSTANT);
+		ScheduledExecutorService scheduler = operation.getScheduler();
+		// The context's close ends a wait at once, as it ends the waits of future-returning methods.
+		Mono<Object> closing = (scheduler instanceof BackoffScheduler owned)
+				? Mono.fromFuture(owned.closing().toCompletableFuture(), true).then(Mono.just(CLOSED)) : Mono.never();
+		return Retry.from((signals) -> signals.concatMap((signal) -> {
+			Throwable failure = signal.failure();
+			if (call.isEnded()) {
+				return Mono.error(failure);
+			}
+			boolean resultRetry = (failure instanceof RetryableResult);
+			Duration delay = call.nextDelay(resultRetry ? null : failure);
+			if (delay == null) {
+				if (resultRetry) {
+					// Ends with the last value (see onErrorResume), so no failure is reported.
+					call.end(null);
+					return Mono.error(failure);
+				}
+				return Mono.error(call.end(failure));
+			}
+			// With Sleeper.INSTANT (tests) the wait is computed, reported and skipped, as for a blocking call.
+			Mono<Long> wait = instant ? Mono.just(0L) : Mono.delay(delay).takeUntilOther(closing);
+			// No attempt after the context closed: the bean may be gone.
+			return wait.then(Mono.defer(() -> scheduler.isShutdown() ? Mono.error(endAtClose(call, failure))
+					: Mono.just(0L)));
+		}));
+	}
+
+	/** Ends a call whose next attempt would come after the context closed, as {@code AsyncCall} does. */
+	private static Throwable endAtClose(BackoffCall call, Throwable failure) {
+		RejectedExecutionException reason = new RejectedExecutionException(
+				"The application context closed before the next attempt");
+		if (failure instanceof RetryableResult) {
+			// A result that asked for a retry is returned (see onErrorResume): nothing failed.
+			call.interrupt(null);
+			return failure;
+		}
+		failure.addSuppressed(reason);
+		call.interrupt(failure);
+		return failure;
+	}
+
+	/**
+	 * Runs one attempt: the method's invocation, with the thread marked as inside it and the
+	 * attempt's observation, if any, current on it.
+	 */
+	private static Publisher<@Nullable Object> publisher(BackoffCall call, @Nullable ObservedCall observed,
+			@Nullable Object observation, BackoffTask<@Nullable Object> attempt) {
+		if (observed == null) {
+			return publisher(() -> call.attempt(attempt));
+		}
+		return publisher(() -> call.attempt(() -> observed.run(observation, attempt)));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<@Nullable Object> publisher(BackoffTask<@Nullable Object> attempt) {
+		Publisher<@Nullable Object> publisher = (Publisher<@Nullable Object>) BackoffOperation.run(attempt);
+		if (publisher == null) {
+			// As for a CompletionStage method (see AsyncCall): a failed attempt, not a silent empty success.
+			throw new IllegalStateException("The method returned null instead of a Mono or Flux; return Mono.empty() "
+					+ "or Flux.empty() for no value");
+		}
+		return publisher;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<@Nullable Object> publisher(Fallback fallback, @Nullable Object receiver,
+			@Nullable Object[] arguments, Throwable failure) {
+		return publisher(() -> fallback.invoke(receiver, arguments, failure));
+	}
+
+	/** Carries a result that asked for a retry through {@code retryWhen}; never reaches the caller. */
+	private static final class RetryableResult extends RuntimeException {
+
+		private final @Nullable Object value;
+
+		RetryableResult(@Nullable Object value) {
+			super(null, null, false, false);
+			this.value = value;
+		}
+
+	}
+
+}
