@@ -1,10 +1,7 @@
 package dev.backoff.autoconfigure;
 
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
@@ -12,16 +9,15 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.NanoClock;
 import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
+import dev.backoff.spring.aop.BackoffAnnotationBeanPostProcessor;
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.http.BackoffHttp;
 import dev.backoff.spring.http.HttpFailures;
 import dev.backoff.spring.http.ReactiveBackoffHttp;
-import dev.backoff.spring.aop.BackoffAnnotationBeanPostProcessor;
+import dev.backoff.spring.operation.BackoffListenerFactory;
 import dev.backoff.spring.operation.BackoffLogging;
 import dev.backoff.spring.operation.BackoffOperationSource;
-import dev.backoff.spring.config.BackoffConfigurationException;
-import dev.backoff.spring.config.BackoffPolicies;
-import dev.backoff.spring.observation.BackoffObservations;
-import dev.backoff.spring.operation.BackoffListenerFactory;
 import dev.backoff.spring.operation.BackoffScheduler;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -40,8 +36,6 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.core.task.VirtualThreadTaskExecutor;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Auto-configuration of {@code @Backoff}: the policies from {@code backoff.*}, the executor
@@ -59,7 +53,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 public final class BackoffAutoConfiguration {
 
 	/** The name of the scheduler of non-blocking retries; define a bean of that name to replace it. */
-	public static final String SCHEDULER_BEAN_NAME = "backoffScheduler";
+	public static final String SCHEDULER_BEAN_NAME = BackoffConfiguration.SCHEDULER_BEAN_NAME;
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -92,22 +86,7 @@ public final class BackoffAutoConfiguration {
 	@Bean(name = SCHEDULER_BEAN_NAME, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = SCHEDULER_BEAN_NAME)
 	BackoffScheduler backoffScheduler(BackoffProperties properties, Environment environment) {
-		BackoffProperties.Scheduler settings = properties.getScheduler();
-		Integer poolSize = settings.getPoolSize();
-		ThreadFactory threads;
-		int maxAttemptThreads;
-		if (Threading.VIRTUAL.isActive(environment)) {
-			threads = new VirtualThreadTaskExecutor(settings.getThreadNamePrefix()).getVirtualThreadFactory();
-			maxAttemptThreads = Integer.MAX_VALUE;
-		}
-		else {
-			CustomizableThreadFactory platform = new CustomizableThreadFactory(settings.getThreadNamePrefix());
-			platform.setDaemon(true);
-			threads = platform;
-			maxAttemptThreads = BackoffScheduler.DEFAULT_MAX_ATTEMPT_THREADS;
-		}
-		return new BackoffScheduler((poolSize != null) ? poolSize : Math.max(2, Runtime.getRuntime().availableProcessors()),
-				threads, maxAttemptThreads);
+		return BackoffScheduler.create(properties.getScheduler(), Threading.VIRTUAL.isActive(environment));
 	}
 
 	@Bean
@@ -141,14 +120,9 @@ public final class BackoffAutoConfiguration {
 	BackoffOperationSource backoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
 			@Qualifier(SCHEDULER_BEAN_NAME) ScheduledExecutorService scheduler,
 			ObjectProvider<BackoffListener> listeners, ObjectProvider<BackoffListenerFactory> listenerFactories,
-			ObjectProvider<BackoffObservations> observations, ConfigurableBeanFactory beanFactory) {
-		List<BackoffListener> shared = listeners.orderedStream().toList();
-		List<BackoffListenerFactory> factories = listenerFactories.orderedStream().toList();
-		return new BackoffOperationSource(policies, executor, scheduler, (operation) -> {
-			List<BackoffListener> all = new ArrayList<>(shared);
-			factories.forEach((factory) -> all.add(factory.create(operation)));
-			return BackoffListener.composite(all);
-		}, beanFactory::resolveEmbeddedValue, observations.getIfAvailable());
+			ObjectProvider<CallObserver> observer, ConfigurableBeanFactory beanFactory) {
+		return BackoffOperationSource.create(policies, executor, scheduler, listeners.orderedStream().toList(),
+				listenerFactories.orderedStream().toList(), beanFactory::resolveEmbeddedValue, observer.getIfUnique());
 	}
 
 	/**

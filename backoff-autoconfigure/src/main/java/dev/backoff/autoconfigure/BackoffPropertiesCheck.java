@@ -1,6 +1,5 @@
 package dev.backoff.autoconfigure;
 
-import dev.backoff.spring.config.BackoffConfigurationException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -8,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import dev.backoff.spring.config.BackoffConfigurationException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.AbstractBindHandler;

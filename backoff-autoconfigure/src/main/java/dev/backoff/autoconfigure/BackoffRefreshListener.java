@@ -1,10 +1,10 @@
 package dev.backoff.autoconfigure;
 
-import dev.backoff.spring.operation.BackoffOperationSource;
-import dev.backoff.spring.config.BackoffConfigurationException;
-import dev.backoff.spring.config.BackoffPolicies;
 import java.util.Map;
 
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -1,16 +1,12 @@
 package dev.backoff.autoconfigure;
 
-import dev.backoff.spring.config.BackoffConfigurationException;
-import java.util.Locale;
-
-import org.jspecify.annotations.Nullable;
+import dev.backoff.spring.config.BackoffSwitches;
 
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
-import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
@@ -25,32 +21,11 @@ class OnBackoffEnabledCondition extends SpringBootCondition {
 
 	@Override
 	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-		Environment environment = context.getEnvironment();
-		Boolean enabled = flag(environment, "backoff.enabled");
-		flag(environment, "backoff.metrics.enabled");
-		flag(environment, "backoff.observations.enabled");
-		String mode = environment.getProperty("backoff.mode");
-		if (mode != null && !mode.equalsIgnoreCase("proxy") && !mode.equalsIgnoreCase("aspectj")) {
-			throw new BackoffConfigurationException("backoff.mode", mode, "must be one of proxy, aspectj",
-					"Set backoff.mode to proxy (the default) or aspectj.");
-		}
+		Boolean enabled = BackoffSwitches.check(context.getEnvironment());
 		if (Boolean.FALSE.equals(enabled)) {
 			return ConditionOutcome.noMatch("backoff.enabled is false");
 		}
 		return ConditionOutcome.match((enabled != null) ? "backoff.enabled is true" : "backoff.enabled is not set");
-	}
-
-	private static @Nullable Boolean flag(Environment environment, String name) {
-		String value = environment.getProperty(name);
-		if (value == null) {
-			return null;
-		}
-		String lowerCase = value.toLowerCase(Locale.ROOT);
-		if (!lowerCase.equals("true") && !lowerCase.equals("false")) {
-			throw new BackoffConfigurationException(name, "'" + value + "'", "must be true or false",
-					"Set " + name + " to true or false.");
-		}
-		return Boolean.valueOf(lowerCase);
 	}
 
 }

@@ -9,9 +9,9 @@ import dev.backoff.Backoff;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
 import dev.backoff.RecordingSleeper;
-import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -12,9 +12,9 @@ import dev.backoff.Backoff;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
-import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -18,10 +18,10 @@ import java.util.regex.Pattern;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
+import dev.backoff.sample.downstream.DownstreamFaults.StatsView;
+import dev.backoff.spring.config.DurationFormat;
 import dev.backoff.spring.operation.BackoffListenerFactory;
 import dev.backoff.spring.operation.BackoffOperation;
-import dev.backoff.spring.config.DurationFormat;
-import dev.backoff.sample.downstream.DownstreamFaults.StatsView;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -10,8 +10,8 @@ import dev.backoff.RecordingSleeper;
 import dev.backoff.aspectj.BackoffAspectAutoConfiguration;
 import dev.backoff.aspectj.tests.unwoven.UnwovenService;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
+import dev.backoff.spring.config.BackoffConfigurationException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

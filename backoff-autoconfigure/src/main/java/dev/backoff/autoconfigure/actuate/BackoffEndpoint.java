@@ -19,13 +19,13 @@ import dev.backoff.BackoffSchedule;
 import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryRules;
-import dev.backoff.spring.operation.BackoffCallCounts;
 import dev.backoff.spring.config.BackoffConfigurationException;
-import dev.backoff.spring.operation.BackoffOperation;
-import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffPolicies.SettingChange;
 import dev.backoff.spring.config.DurationFormat;
+import dev.backoff.spring.operation.BackoffCallCounts;
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;

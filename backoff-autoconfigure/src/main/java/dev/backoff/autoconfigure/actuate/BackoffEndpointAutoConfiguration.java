@@ -1,9 +1,9 @@
 package dev.backoff.autoconfigure.actuate;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.operation.BackoffCallCounts;
 import dev.backoff.spring.operation.BackoffOperationSource;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;

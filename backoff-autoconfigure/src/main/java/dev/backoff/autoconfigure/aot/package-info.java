@@ -1,6 +1,5 @@
 /**
- * Spring AOT and GraalVM native images: runtime hints for what Backoff loads or invokes
- * reflectively, contributed at build time.
+ * Spring AOT with Spring Boot: the {@code backoff.*} properties bound at build time.
  */
 @NullMarked
 package dev.backoff.autoconfigure.aot;

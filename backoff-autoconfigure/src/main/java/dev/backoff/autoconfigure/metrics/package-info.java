@@ -1,6 +1,5 @@
 /**
- * Micrometer meters of {@code @Backoff} calls: {@code backoff.calls}, {@code backoff.retries},
- * {@code backoff.delay} and {@code backoff.attempts}.
+ * Spring Boot auto-configuration of the {@code backoff.*} meters.
  */
 @NullMarked
 package dev.backoff.autoconfigure.metrics;

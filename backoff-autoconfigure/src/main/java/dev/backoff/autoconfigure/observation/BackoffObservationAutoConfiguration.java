@@ -1,9 +1,9 @@
 package dev.backoff.autoconfigure.observation;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.spring.observation.BackoffObservations;
 import dev.backoff.spring.observation.BackoffAttemptObservationConvention;
 import dev.backoff.spring.observation.BackoffObservationConvention;
+import dev.backoff.spring.observation.BackoffObservations;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

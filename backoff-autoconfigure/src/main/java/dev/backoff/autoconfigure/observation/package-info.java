@@ -1,7 +1,6 @@
 /**
- * Micrometer observations of {@code @Backoff} calls: {@code backoff.call} per call and
- * {@code backoff.attempt} per attempt under it, with their contexts, conventions and
- * documentation.
+ * Spring Boot auto-configuration of the {@code backoff.call} and {@code backoff.attempt}
+ * observations, and when calls are observed by default.
  */
 @NullMarked
 package dev.backoff.autoconfigure.observation;

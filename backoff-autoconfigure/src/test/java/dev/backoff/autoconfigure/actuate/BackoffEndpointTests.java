@@ -6,15 +6,15 @@ import java.util.List;
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.spring.config.BackoffPolicies;
-import dev.backoff.spring.config.BackoffPolicies.SettingChange;
-import dev.backoff.spring.config.DurationFormat;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.ChangeDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.InvalidChangeDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PolicyDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PreviewDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.RetryPreview;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.config.BackoffPolicies.SettingChange;
+import dev.backoff.spring.config.DurationFormat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 

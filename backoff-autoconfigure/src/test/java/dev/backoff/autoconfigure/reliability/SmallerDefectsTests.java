@@ -6,13 +6,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
-import dev.backoff.spring.operation.BackoffOperation;
-import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.PreviewDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -1,11 +1,11 @@
 package dev.backoff.spring.aop;
 
-import dev.backoff.spring.operation.BackoffOperationSource;
 import java.lang.reflect.Modifier;
 import java.util.function.Supplier;
 
 import dev.backoff.Backoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

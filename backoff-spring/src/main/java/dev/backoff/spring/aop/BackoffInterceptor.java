@@ -1,10 +1,10 @@
 package dev.backoff.spring.aop;
 
-import dev.backoff.spring.operation.BackoffOperation;
-import dev.backoff.spring.operation.BackoffOperationSource;
 import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;

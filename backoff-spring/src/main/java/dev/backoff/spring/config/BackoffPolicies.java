@@ -14,7 +14,6 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffSchedule;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryRules;
-import dev.backoff.spring.operation.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -29,7 +28,7 @@ import org.springframework.beans.factory.BeanFactory;
  *
  * <p>The policies are live: a policy can be changed while the application runs, reset to its
  * configuration, and the configuration itself bound anew, all through
- * {@link BackoffOperationSource}, which re-derives the methods that use them in the same step.
+ * {@code BackoffOperationSource}, which re-derives the methods that use them in the same step.
  * Each change builds a whole new set of policies by the same merge and validation as start-up,
  * then puts it in place with one write, so that a reader sees the old set or the new one,
  * never part of each; an invalid change leaves everything as it was.

@@ -3,9 +3,9 @@ package dev.backoff.spring.http;
 import java.util.Set;
 
 import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
-import dev.backoff.spring.config.BackoffPolicies;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;

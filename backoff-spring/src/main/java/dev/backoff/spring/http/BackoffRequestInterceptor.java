@@ -3,8 +3,8 @@ package dev.backoff.spring.http;
 import java.io.IOException;
 import java.nio.charset.Charset;
 
-import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.internal.Exceptions;
+import dev.backoff.spring.operation.BackoffOperation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;

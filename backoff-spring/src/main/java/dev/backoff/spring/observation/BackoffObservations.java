@@ -1,10 +1,10 @@
 package dev.backoff.spring.observation;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.CallObserver;
 import dev.backoff.spring.operation.ObservedCall;
-import java.util.concurrent.atomic.AtomicBoolean;
-
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;

@@ -2,11 +2,11 @@ package dev.backoff.spring.observation;
 
 import java.time.Duration;
 
-import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.config.DurationFormat;
 import dev.backoff.spring.observation.BackoffAttemptObservationContext.AttemptOutcome;
 import dev.backoff.spring.observation.BackoffObservationDocumentation.AttemptHighCardinalityKeyNames;
 import dev.backoff.spring.observation.BackoffObservationDocumentation.AttemptKeyNames;
+import dev.backoff.spring.operation.BackoffOperation;
 import io.micrometer.common.KeyValues;
 
 /**

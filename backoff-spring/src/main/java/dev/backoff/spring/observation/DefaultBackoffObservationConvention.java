@@ -1,8 +1,8 @@
 package dev.backoff.spring.observation;
 
 import dev.backoff.Outcome;
-import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.observation.BackoffObservationDocumentation.CallKeyNames;
+import dev.backoff.spring.operation.BackoffOperation;
 import io.micrometer.common.KeyValues;
 
 /**

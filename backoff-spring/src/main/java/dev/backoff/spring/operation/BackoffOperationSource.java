@@ -28,7 +28,6 @@ import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.DurationFormat;
-import dev.backoff.spring.observation.BackoffObservations;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -86,10 +85,35 @@ public class BackoffOperationSource {
 
 	private final StringValueResolver placeholders;
 
-	private final @Nullable BackoffObservations observations;
+	private final @Nullable CallObserver observer;
 
 	/** Held to change the policies, and to resolve a method, so that no new operation misses a change. */
 	private final Object changes = new Object();
+
+	/**
+	 * The source as an application context defines it, whether by Spring Boot's
+	 * auto-configuration or by {@code @EnableBackoff}: every method's listener is the shared
+	 * listeners' and the factories', in their order.
+	 * @param policies the configured policies
+	 * @param executor runs the calls
+	 * @param scheduler schedules the waits of non-blocking calls
+	 * @param shared the listeners of every method's calls
+	 * @param factories make each method's own listeners
+	 * @param placeholders resolves {@code ${…}} in annotation attributes
+	 * @param observer observes every call and attempt, or {@code null} for none
+	 * @return the source
+	 */
+	public static BackoffOperationSource create(BackoffPolicies policies, BackoffExecutor executor,
+			ScheduledExecutorService scheduler, List<BackoffListener> shared, List<BackoffListenerFactory> factories,
+			StringValueResolver placeholders, @Nullable CallObserver observer) {
+		List<BackoffListener> sharedCopy = List.copyOf(shared);
+		List<BackoffListenerFactory> factoriesCopy = List.copyOf(factories);
+		return new BackoffOperationSource(policies, executor, scheduler, (operation) -> {
+			List<BackoffListener> all = new ArrayList<>(sharedCopy);
+			factoriesCopy.forEach((factory) -> all.add(factory.create(operation)));
+			return BackoffListener.composite(all);
+		}, placeholders, observer);
+	}
 
 	/**
 	 * @param policies the configured policies
@@ -110,17 +134,17 @@ public class BackoffOperationSource {
 	 * @param scheduler schedules the waits of non-blocking calls
 	 * @param listeners creates each operation's listener
 	 * @param placeholders resolves {@code ${…}} in annotation attributes
-	 * @param observations observes every call and attempt, or {@code null} for none
+	 * @param observer observes every call and attempt, or {@code null} for none
 	 */
 	public BackoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
 			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
-			StringValueResolver placeholders, @Nullable BackoffObservations observations) {
+			StringValueResolver placeholders, @Nullable CallObserver observer) {
 		this.policies = policies;
 		this.executor = executor;
 		this.scheduler = scheduler;
 		this.listeners = listeners;
 		this.placeholders = placeholders;
-		this.observations = observations;
+		this.observer = observer;
 	}
 
 	/** @return the policies the operations are resolved against */
@@ -192,7 +216,7 @@ public class BackoffOperationSource {
 				String where = " on " + name;
 				return new BackoffOperation(policyName, name,
 						state(this.policies.snapshot(), policyName, null, null, where), invoker(returnType, where),
-						this.executor, this.scheduler, this.listeners, this.observations);
+						this.executor, this.scheduler, this.listeners, this.observer);
 			});
 		}
 	}
@@ -351,7 +375,7 @@ public class BackoffOperationSource {
 		BackoffOperation.State state = state(policies, policyName, settings, retryIfResult, where);
 		Fallback fallback = fallback(resolve("fallback", backoff.fallback(), where), method, targetClass, where);
 		return new BackoffOperation(policyName, method, targetClass, state, settings, retryIfResult, invoker, fallback,
-				this.executor, this.scheduler, this.listeners, this.observations);
+				this.executor, this.scheduler, this.listeners, this.observer);
 	}
 
 	private String policyName(Backoff backoff, String where) {

@@ -15,9 +15,12 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import dev.backoff.spring.config.BackoffSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The scheduler of non-blocking retries ({@code CompletionStage} methods), owned by the
@@ -43,6 +46,32 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 
 	/** Runs the retried attempts, so that slow user code cannot hold up another method's retry. */
 	private final ThreadPoolExecutor attempts;
+
+	/**
+	 * The scheduler as {@code backoff.scheduler.*} configures it, whether Spring Boot binds
+	 * the settings or {@code @EnableBackoff} does.
+	 * @param settings {@code backoff.scheduler}
+	 * @param virtualThreads whether the application runs on virtual threads: then the timer
+	 * and attempt threads are virtual, and the attempts unbounded
+	 * @return the scheduler
+	 */
+	public static BackoffScheduler create(BackoffSettings.Scheduler settings, boolean virtualThreads) {
+		Integer poolSize = settings.getPoolSize();
+		ThreadFactory threads;
+		int maxAttemptThreads;
+		if (virtualThreads) {
+			threads = new VirtualThreadTaskExecutor(settings.getThreadNamePrefix()).getVirtualThreadFactory();
+			maxAttemptThreads = Integer.MAX_VALUE;
+		}
+		else {
+			CustomizableThreadFactory platform = new CustomizableThreadFactory(settings.getThreadNamePrefix());
+			platform.setDaemon(true);
+			threads = platform;
+			maxAttemptThreads = DEFAULT_MAX_ATTEMPT_THREADS;
+		}
+		return new BackoffScheduler((poolSize != null) ? poolSize : Math.max(2, Runtime.getRuntime().availableProcessors()),
+				threads, maxAttemptThreads);
+	}
 
 	/**
 	 * @param poolSize the number of timer threads, which end the waits

@@ -1,0 +1,161 @@
+package dev.backoff.spring;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+
+import dev.backoff.BackoffExecutor;
+import dev.backoff.BackoffListener;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.NanoClock;
+import dev.backoff.RandomSource;
+import dev.backoff.Sleeper;
+import dev.backoff.spring.aop.BackoffAnnotationBeanPostProcessor;
+import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.config.BackoffSettings;
+import dev.backoff.spring.config.SettingsBinder;
+import dev.backoff.spring.http.BackoffHttp;
+import dev.backoff.spring.http.HttpFailures;
+import dev.backoff.spring.http.ReactiveBackoffHttp;
+import dev.backoff.spring.metrics.BackoffBudgetMetrics;
+import dev.backoff.spring.metrics.BackoffMetrics;
+import dev.backoff.spring.observation.BackoffAttemptObservationConvention;
+import dev.backoff.spring.observation.BackoffObservationConvention;
+import dev.backoff.spring.observation.BackoffObservations;
+import dev.backoff.spring.operation.BackoffListenerFactory;
+import dev.backoff.spring.operation.BackoffLogging;
+import dev.backoff.spring.operation.BackoffOperationSource;
+import dev.backoff.spring.operation.BackoffScheduler;
+import dev.backoff.spring.operation.CallObserver;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+
+/**
+ * What {@link EnableBackoff} defines, in an application without Spring Boot (see there). The
+ * objects are made by the same factories as Spring Boot's auto-configuration makes them, from
+ * settings bound by {@link SettingsBinder}.
+ */
+@Configuration(proxyBeanMethods = false)
+@Conditional(BackoffConditions.Enabled.class)
+public class BackoffConfiguration {
+
+	/** The name of the scheduler of non-blocking retries. */
+	public static final String SCHEDULER_BEAN_NAME = "backoffScheduler";
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@Conditional(BackoffConditions.ProxyMode.class)
+	static BackoffAnnotationBeanPostProcessor backoffAnnotationBeanPostProcessor(
+			ObjectProvider<BackoffOperationSource> source) {
+		return new BackoffAnnotationBeanPostProcessor(source::getObject);
+	}
+
+	@Bean
+	BackoffSettings backoffSettings(Environment environment) {
+		return SettingsBinder.bind(environment);
+	}
+
+	// Not a default candidate: the application's own injection points for an executor must not see it.
+	@Bean(name = SCHEDULER_BEAN_NAME, defaultCandidate = false)
+	BackoffScheduler backoffScheduler(BackoffSettings settings) {
+		return BackoffScheduler.create(settings.getScheduler(), false);
+	}
+
+	@Bean
+	BackoffPolicies backoffPolicies(BackoffSettings settings, ConfigurableBeanFactory beanFactory,
+			ObjectProvider<Clock> clock) {
+		// With spring-web, policies without retry-on classify HTTP failures by status, as under Boot.
+		BackoffPolicy base = ClassUtils.isPresent(BackoffConditions.HTTP_FAILURE, beanFactory.getBeanClassLoader())
+				? HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)) : BackoffPolicy.defaults();
+		return BackoffPolicies.of(settings, beanFactory.getBeanClassLoader(), base, beanFactory);
+	}
+
+	@Bean
+	BackoffExecutor backoffExecutor(BackoffSettings settings, ObjectProvider<Sleeper> sleeper,
+			ObjectProvider<NanoClock> clock, ObjectProvider<RandomSource> randomSource) {
+		return BackoffExecutor.builder()
+			.sleeper(sleeper.getIfUnique(() -> Sleeper.THREAD))
+			.clock(clock.getIfUnique(() -> NanoClock.SYSTEM))
+			.randomSource(randomSource.getIfUnique(() -> RandomSource.THREAD_LOCAL))
+			.nested(settings.getNested())
+			.build();
+	}
+
+	@Bean
+	BackoffLogging backoffLogging() {
+		return new BackoffLogging();
+	}
+
+	@Bean
+	BackoffOperationSource backoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
+			@Qualifier(SCHEDULER_BEAN_NAME) ScheduledExecutorService scheduler,
+			ObjectProvider<BackoffListener> listeners, ObjectProvider<BackoffListenerFactory> listenerFactories,
+			ObjectProvider<CallObserver> observer, ConfigurableBeanFactory beanFactory) {
+		return BackoffOperationSource.create(policies, executor, scheduler, listeners.orderedStream().toList(),
+				new ArrayList<>(listenerFactories.orderedStream().toList()), beanFactory::resolveEmbeddedValue,
+				observer.getIfUnique());
+	}
+
+	/** The {@code backoff.*} meters, in the application's {@code MeterRegistry} if it has one. */
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(BackoffConditions.Metrics.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		BackoffListenerFactory backoffMetrics(ObjectProvider<MeterRegistry> registries, BackoffPolicies policies) {
+			MeterRegistry registry = registries.getIfUnique();
+			if (registry == null) {
+				return (operation) -> BackoffListener.NONE;
+			}
+			// No Spring Boot to bind MeterBinder beans: the budgets' gauge is bound here.
+			new BackoffBudgetMetrics(policies).bindTo(registry);
+			return new BackoffMetrics(registry);
+		}
+
+	}
+
+	/** Observations, asked for with {@code backoff.observations.enabled=true}. */
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(BackoffConditions.Observations.class)
+	static class ObservationConfiguration {
+
+		@Bean
+		BackoffObservations backoffObservations(ObjectProvider<ObservationRegistry> registry,
+				ObjectProvider<BackoffObservationConvention> callConvention,
+				ObjectProvider<BackoffAttemptObservationConvention> attemptConvention) {
+			return new BackoffObservations(registry.getIfUnique(() -> ObservationRegistry.NOOP),
+					callConvention.getIfUnique(), attemptConvention.getIfUnique());
+		}
+
+	}
+
+	/** With spring-web: the HTTP clients' retry. */
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(BackoffConditions.Http.class)
+	static class HttpConfiguration {
+
+		@Bean
+		BackoffHttp backoffHttp(BackoffOperationSource operations) {
+			return new BackoffHttp(operations);
+		}
+
+		@Bean
+		@Conditional(BackoffConditions.ReactiveHttp.class)
+		ReactiveBackoffHttp reactiveBackoffHttp(BackoffHttp http) {
+			return new ReactiveBackoffHttp(http);
+		}
+
+	}
+
+}
