@@ -9,6 +9,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.NanoClock;
 import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
+import dev.backoff.spring.BackoffConfiguration;
 import dev.backoff.spring.aop.BackoffAnnotationBeanPostProcessor;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
@@ -19,6 +20,7 @@ import dev.backoff.spring.operation.BackoffListenerFactory;
 import dev.backoff.spring.operation.BackoffLogging;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.operation.BackoffScheduler;
+import dev.backoff.spring.operation.CallObserver;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;

@@ -1,0 +1,180 @@
+package dev.backoff.spring;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.backoff.Backoff;
+import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.operation.BackoffOperationSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.mock.env.MockPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * {@link EnableBackoff} in a plain Spring application: an {@link AnnotationConfigApplicationContext},
+ * no Spring Boot on the class path of this module, policies from the {@code Environment}.
+ */
+class EnableBackoffTests {
+
+	@Test
+	void retriesWithTheNamedPolicyFromTheEnvironment() {
+		try (AnnotationConfigApplicationContext context = start(new MockPropertySource()
+			.withProperty("backoff.policies.quotes.max-attempts", "3")
+			.withProperty("backoff.policies.quotes.base-delay", "200ms")
+			.withProperty("backoff.policies.quotes.jitter", "none"))) {
+			Quotes quotes = context.getBean(Quotes.class);
+			assertThat(AopUtils.isAopProxy(quotes)).isTrue();
+			assertThat(quotes.flaky()).isEqualTo("quote after 3 attempts");
+			assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(Duration.ofMillis(200),
+					Duration.ofMillis(400));
+		}
+	}
+
+	@Test
+	void recordsTheMetersInTheApplicationsRegistry() {
+		try (AnnotationConfigApplicationContext context = start(new MockPropertySource()
+			.withProperty("backoff.policies.quotes.max-attempts", "3"))) {
+			context.getBean(Quotes.class).flaky();
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get("backoff.calls").tag("outcome", "success_after_retry").counter().count())
+				.isEqualTo(1);
+			assertThat(registry.get("backoff.retries").tag("method", "Quotes.flaky").counter().count()).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void fallsBackWhenTheAttemptsRunOut() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
+			Quotes quotes = context.getBean(Quotes.class);
+			assertThat(quotes.down()).isEqualTo("cached after IllegalStateException");
+			assertThat(quotes.downCalls()).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void aBrokenRuleStopsStartUpNamingThePropertyTheValueAndTheRule() {
+		assertThat(startUpFailure(new MockPropertySource().withProperty("backoff.policies.quotes.max-attempts", "0")))
+			.hasMessageStartingWith("backoff.policies.quotes.max-attempts was '0', but ");
+	}
+
+	@Test
+	void aValueThatDoesNotConvertStopsStartUp() {
+		assertThat(startUpFailure(new MockPropertySource().withProperty("backoff.defaults.jitter", "fulll")))
+			.hasMessage("backoff.defaults.jitter was 'fulll', but must be one of none, full, equal, decorrelated. "
+					+ "Update backoff.defaults.jitter: it must be one of none, full, equal, decorrelated.");
+	}
+
+	@Test
+	void aTypoStopsStartUpInsteadOfBeingIgnored() {
+		assertThat(startUpFailure(new MockPropertySource().withProperty("backoff.policies.quotes.max-atempts", "3")))
+			.hasMessageStartingWith("backoff.policies.quotes.max-atempts was '3', but is not a Backoff setting");
+	}
+
+	@Test
+	void aFractionWhereAWholeNumberBelongsStopsStartUp() {
+		assertThat(startUpFailure(new MockPropertySource().withProperty("backoff.defaults.max-attempts", "2.9")))
+			.hasMessageStartingWith("backoff.defaults.max-attempts was '2.9', but must be a whole number");
+	}
+
+	@Test
+	void offWithBackoffEnabledFalse() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy().withProperty("backoff.enabled", "false"))) {
+			assertThat(context.getBeansOfType(BackoffOperationSource.class)).isEmpty();
+			Quotes quotes = context.getBean(Quotes.class);
+			assertThat(AopUtils.isAopProxy(quotes)).isFalse();
+		}
+	}
+
+	private static MockPropertySource quotesPolicy() {
+		return new MockPropertySource().withProperty("backoff.policies.quotes.max-attempts", "3");
+	}
+
+	/** Starts the application, expecting start-up to fail for a Backoff setting. */
+	private static BackoffConfigurationException startUpFailure(MockPropertySource properties) {
+		Throwable failure = catchThrowable(() -> start(properties).close());
+		assertThat(failure).isInstanceOf(BeanCreationException.class);
+		while (failure != null && !(failure instanceof BackoffConfigurationException)) {
+			failure = failure.getCause();
+		}
+		assertThat(failure).as("a BackoffConfigurationException in the cause chain").isNotNull();
+		return (BackoffConfigurationException) failure;
+	}
+
+	private static AnnotationConfigApplicationContext start(MockPropertySource properties) {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.getEnvironment().getPropertySources().addFirst(properties);
+		context.register(Application.class);
+		try {
+			context.refresh();
+		}
+		catch (RuntimeException ex) {
+			context.close();
+			throw ex;
+		}
+		return context;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableBackoff
+	static class Application {
+
+		@Bean
+		RecordingSleeper sleeper() {
+			return new RecordingSleeper();
+		}
+
+		@Bean
+		SimpleMeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		Quotes quotes() {
+			return new Quotes();
+		}
+
+	}
+
+	static class Quotes {
+
+		final AtomicInteger flakyCalls = new AtomicInteger();
+
+		final AtomicInteger downCalls = new AtomicInteger();
+
+		@Backoff("quotes")
+		public String flaky() {
+			if (this.flakyCalls.incrementAndGet() < 3) {
+				throw new IllegalStateException("not yet");
+			}
+			return "quote after " + this.flakyCalls.get() + " attempts";
+		}
+
+		@Backoff(maxAttempts = "2", baseDelay = "PT0.01S", fallback = "cached")
+		public String down() {
+			this.downCalls.incrementAndGet();
+			throw new IllegalStateException("down");
+		}
+
+		/** Read through the proxy, which has no state of its own. */
+		public int downCalls() {
+			return this.downCalls.get();
+		}
+
+		public String cached(IllegalStateException failure) {
+			return "cached after " + failure.getClass().getSimpleName();
+		}
+
+	}
+
+}
