@@ -102,6 +102,15 @@ public final class BackoffPolicy {
 		return Duration.ofNanos(this.maxRetryAfterNanos);
 	}
 
+	/**
+	 * @return how long one attempt of a non-blocking call may take, or {@code null} for no
+	 * limit: the {@link RetryRules#getAttemptTimeout() rules'} setting
+	 * @see Builder#attemptTimeout
+	 */
+	public @Nullable Duration getAttemptTimeout() {
+		return this.rules.getAttemptTimeout();
+	}
+
 	long maxRetryAfterNanos() {
 		return this.maxRetryAfterNanos;
 	}
@@ -127,6 +136,8 @@ public final class BackoffPolicy {
 		private @Nullable Jitter jitter = DEFAULT_JITTER;
 
 		private @Nullable Duration maxElapsed;
+
+		private @Nullable Duration attemptTimeout;
 
 		private final Set<Class<? extends Throwable>> retryOn = new LinkedHashSet<>();
 
@@ -162,6 +173,7 @@ public final class BackoffPolicy {
 			this.multiplier = schedule.getMultiplier();
 			this.jitter = schedule.getJitter();
 			this.maxElapsed = rules.getMaxElapsed();
+			this.attemptTimeout = rules.getAttemptTimeout();
 			this.retryOn.addAll(rules.getRetryOn());
 			this.abortOn.addAll(rules.getAbortOn());
 			BackoffSchedule throttling = schedule.getThrottling();
@@ -234,6 +246,22 @@ public final class BackoffPolicy {
 		 */
 		public Builder maxElapsed(@Nullable Duration maxElapsed) {
 			this.maxElapsed = maxElapsed;
+			return this;
+		}
+
+		/**
+		 * Bounds each attempt of a non-blocking call ({@link BackoffExecutor#executeAsync}, or an
+		 * integration that steps a {@link BackoffCall}): an attempt that has not completed within
+		 * it fails with a {@link java.util.concurrent.TimeoutException}, which the rules classify
+		 * like any failure (every {@code Exception} is retried by default), and the next attempt
+		 * follows the schedule. A blocking call cannot be bounded, since Java cannot stop a
+		 * thread safely: {@link BackoffExecutor#execute} refuses a policy that has one.
+		 * @param attemptTimeout how long one attempt may take: positive and at most
+		 * {@code maxElapsed}, or {@code null} (the default) for no limit
+		 * @return this builder
+		 */
+		public Builder attemptTimeout(@Nullable Duration attemptTimeout) {
+			this.attemptTimeout = attemptTimeout;
 			return this;
 		}
 
@@ -386,7 +414,7 @@ public final class BackoffPolicy {
 					new RetryRules(this.retryOn, this.abortOn, this.throttleOn, this.throttledByDefault,
 							this.retryableByDefault, this.retryOnException,
 							this.retryIfResult,
-							this.retryAfter, this.maxRetryAfter, this.maxElapsed));
+							this.retryAfter, this.maxRetryAfter, this.maxElapsed, this.attemptTimeout));
 		}
 
 	}

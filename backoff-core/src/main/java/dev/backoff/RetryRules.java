@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Whether to retry: which failures and results are worth another attempt, what a server's
- * {@link RetryAfter} hint may ask for, and how long a call may take in all. An immutable value,
+ * {@link RetryAfter} hint may ask for, how long a call may take in all, and how long one attempt
+ * may take. An immutable value,
  * the rules half of a {@link BackoffPolicy}.
  *
  * <p>One rule decides a failure: {@code abortOn} always wins (the failure, or a cause, is an
@@ -55,12 +56,14 @@ public final class RetryRules {
 
 	private final @Nullable Duration maxElapsed;
 
+	private final @Nullable Duration attemptTimeout;
+
 	RetryRules(Set<Class<? extends Throwable>> retryOn, Set<Class<? extends Throwable>> abortOn,
 			Set<Class<? extends Throwable>> throttleOn, Predicate<? super Throwable> throttledByDefault,
 			Predicate<? super Throwable> retryableByDefault, @Nullable Predicate<? super Throwable> retryOnException,
 			@Nullable Predicate<@Nullable Object> retryIfResult,
 			Function<? super Throwable, ? extends @Nullable Duration> retryAfter, @Nullable Duration maxRetryAfter,
-			@Nullable Duration maxElapsed) {
+			@Nullable Duration maxElapsed, @Nullable Duration attemptTimeout) {
 		if (maxElapsed != null) {
 			// Checked before requireDuration, whose "zero or positive" would be wrong here.
 			if (maxElapsed.isNegative() || maxElapsed.isZero()) {
@@ -70,6 +73,19 @@ public final class RetryRules {
 		}
 		if (maxRetryAfter != null) {
 			BackoffSchedule.requireDuration("maxRetryAfter", maxRetryAfter);
+		}
+		if (attemptTimeout != null) {
+			if (attemptTimeout.isNegative() || attemptTimeout.isZero()) {
+				throw new InvalidPolicyException("attemptTimeout", attemptTimeout,
+						"must be positive (or unset for no limit)");
+			}
+			BackoffSchedule.requireDuration("attemptTimeout", attemptTimeout);
+			if (maxElapsed != null && attemptTimeout.compareTo(maxElapsed) > 0) {
+				// maxElapsed bounds the whole call: an attempt allowed to outlast it could never be retried.
+				throw new InvalidPolicyException("attemptTimeout", attemptTimeout,
+						"must be at most {0} ({1}): no retry could follow an attempt that ran longer than the whole call may take",
+						new InvalidPolicyException.Setting("maxElapsed"), maxElapsed);
+			}
 		}
 		this.retryOn = toArray("retryOn", retryOn);
 		this.abortOn = toArray("abortOn", abortOn);
@@ -110,6 +126,7 @@ public final class RetryRules {
 		this.retryAfter = retryAfter;
 		this.maxRetryAfter = maxRetryAfter;
 		this.maxElapsed = maxElapsed;
+		this.attemptTimeout = attemptTimeout;
 	}
 
 	/** @return the failure types to retry; empty means those {@code retryableByDefault} accepts */
@@ -148,6 +165,15 @@ public final class RetryRules {
 	/** @return the budget for attempts plus waits, from the first call; {@code null} for none */
 	public @Nullable Duration getMaxElapsed() {
 		return this.maxElapsed;
+	}
+
+	/**
+	 * @return how long one attempt of a non-blocking call may take before it fails with a
+	 * {@link java.util.concurrent.TimeoutException}; {@code null} for no limit
+	 * @see BackoffPolicy.Builder#attemptTimeout
+	 */
+	public @Nullable Duration getAttemptTimeout() {
+		return this.attemptTimeout;
 	}
 
 	/**
@@ -243,6 +269,7 @@ public final class RetryRules {
 	@Override
 	public String toString() {
 		return ((this.maxElapsed != null) ? ", maxElapsed=" + this.maxElapsed : "")
+				+ ((this.attemptTimeout != null) ? ", attemptTimeout=" + this.attemptTimeout : "")
 				+ ((this.retryOn.length > 0) ? ", retryOn=" + getRetryOn() : "")
 				+ ((this.abortOn.length > 0) ? ", abortOn=" + getAbortOn() : "")
 				+ ((this.throttleOn.length > 0) ? ", throttleOn=" + getThrottleOn() : "")

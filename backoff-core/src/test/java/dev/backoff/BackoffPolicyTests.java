@@ -27,6 +27,7 @@ class BackoffPolicyTests {
 		assertThat(policy.getSchedule().getMaxDelay()).isEqualTo(BackoffPolicy.DEFAULT_MAX_DELAY).isEqualTo(Duration.ofSeconds(20));
 		assertThat(policy.getSchedule().getJitter()).isEqualTo(BackoffPolicy.DEFAULT_JITTER).isEqualTo(Jitter.FULL);
 		assertThat(policy.getRules().getMaxElapsed()).isNull();
+		assertThat(policy.getAttemptTimeout()).isNull();
 		assertThat(policy.getRules().getRetryOn()).isEmpty();
 		assertThat(policy.getRules().getAbortOn()).isEmpty();
 		assertThat(policy.getRules().getRetryIfResult()).isNull();
@@ -42,7 +43,7 @@ class BackoffPolicyTests {
 	void toStringNamesEverySettingThatIsSet() {
 		BackoffPolicy policy = everySetting();
 		assertThat(policy).hasToString("BackoffPolicy[maxAttempts=7, baseDelay=PT0.25S, maxDelay=PT5S, "
-				+ "multiplier=1.5, jitter=EQUAL, maxElapsed=PT30S, retryOn=[class java.io.IOException], "
+				+ "multiplier=1.5, jitter=EQUAL, maxElapsed=PT30S, attemptTimeout=PT2S, retryOn=[class java.io.IOException], "
 				+ "abortOn=[class java.io.FileNotFoundException], retryIfResult]");
 	}
 
@@ -56,6 +57,8 @@ class BackoffPolicyTests {
 		assertThat(copy.getSchedule().getMultiplier()).isEqualTo(1.5);
 		assertThat(copy.getSchedule().getJitter()).isEqualTo(Jitter.EQUAL);
 		assertThat(copy.getRules().getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(copy.getAttemptTimeout()).isEqualTo(copy.getRules().getAttemptTimeout())
+			.isEqualTo(Duration.ofSeconds(2));
 		assertThat(copy.getRules().getRetryOn()).containsExactly(IOException.class);
 		assertThat(copy.getRules().getAbortOn()).containsExactly(FileNotFoundException.class);
 		assertThat(copy.getRules().getRetryIfResult()).isSameAs(policy.getRules().getRetryIfResult());
@@ -254,6 +257,7 @@ class BackoffPolicyTests {
 			.multiplier(1.5)
 			.jitter(Jitter.EQUAL)
 			.maxElapsed(Duration.ofSeconds(30))
+			.attemptTimeout(Duration.ofSeconds(2))
 			.retryOn(IOException.class)
 			.abortOn(FileNotFoundException.class)
 			.retryIfResult(notReady)

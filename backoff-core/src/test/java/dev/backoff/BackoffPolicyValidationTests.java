@@ -111,6 +111,59 @@ class BackoffPolicyValidationTests {
 	}
 
 	@Test
+	void zeroAttemptTimeoutIsRejected() {
+		InvalidPolicyException ex = rejection(BackoffPolicy.builder().attemptTimeout(Duration.ZERO));
+		assertRejected(ex, "attemptTimeout", Duration.ZERO, "must be positive (or unset for no limit)");
+		assertThat(ex).hasMessage("attemptTimeout was PT0S, but must be positive (or unset for no limit)");
+	}
+
+	@Test
+	void negativeAttemptTimeoutIsRejectedWithTheSameRuleAsZero() {
+		InvalidPolicyException ex = rejection(BackoffPolicy.builder().attemptTimeout(Duration.ofMillis(-1)));
+		assertRejected(ex, "attemptTimeout", Duration.ofMillis(-1), "must be positive (or unset for no limit)");
+	}
+
+	@Test
+	void attemptTimeoutAboveTheLongestDurationIsRejected() {
+		Duration tooLong = Duration.ofSeconds(Long.MAX_VALUE);
+		InvalidPolicyException ex = rejection(BackoffPolicy.builder().attemptTimeout(tooLong));
+		assertRejected(ex, "attemptTimeout", tooLong, MAX_DURATION_RULE);
+	}
+
+	@Test
+	void attemptTimeoutLongerThanMaxElapsedIsRejected() {
+		InvalidPolicyException ex = rejection(BackoffPolicy.builder()
+			.maxElapsed(Duration.ofSeconds(5))
+			.attemptTimeout(Duration.ofSeconds(6)));
+		assertRejected(ex, "attemptTimeout", Duration.ofSeconds(6),
+				"must be at most maxElapsed (PT5S): no retry could follow an attempt that ran longer than the whole call may take");
+		assertThat(ex.getRelatedSetting()).isEqualTo("maxElapsed");
+		assertThat(ex).hasMessage("attemptTimeout was PT6S, but must be at most maxElapsed (PT5S): no retry could "
+				+ "follow an attempt that ran longer than the whole call may take");
+	}
+
+	@Test
+	void attemptTimeoutEqualToMaxElapsedIsAccepted() {
+		BackoffPolicy policy = BackoffPolicy.builder()
+			.maxElapsed(Duration.ofSeconds(5))
+			.attemptTimeout(Duration.ofSeconds(5))
+			.build();
+		assertThat(policy.getAttemptTimeout()).isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void attemptTimeoutWithoutMaxElapsedHasNoUpperBoundButTheLongestDuration() {
+		BackoffPolicy policy = BackoffPolicy.builder().attemptTimeout(BackoffPolicy.MAX_DURATION).build();
+		assertThat(policy.getAttemptTimeout()).isEqualTo(BackoffPolicy.MAX_DURATION);
+	}
+
+	@Test
+	void attemptTimeoutCanBeUnsetAgain() {
+		BackoffPolicy policy = BackoffPolicy.builder().attemptTimeout(Duration.ofSeconds(1)).attemptTimeout(null).build();
+		assertThat(policy.getAttemptTimeout()).isNull();
+	}
+
+	@Test
 	void baseDelayAboveTheLongestDurationIsRejected() {
 		Duration tooLong = BackoffPolicy.MAX_DURATION.plusNanos(1);
 		InvalidPolicyException ex = rejection(BackoffPolicy.builder().baseDelay(tooLong).maxDelay(tooLong));
