@@ -10,6 +10,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -18,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * One non-blocking call: the future handed to the caller, and the task that the scheduler runs
  * for each attempt after the first. Attempts run one after another, each started by the
  * completion of the one before, so the state needs no lock; only the end of the call races
- * with {@link #cancel}, and {@link BackoffCall} lets exactly one of them report it.
+ * with {@link #cancel}, and {@link BackoffCall} lets exactly one of them report it. With an
+ * attempt timeout, each attempt is a {@link TimedAttempt}: its completion and its timer race,
+ * and the first to settle it goes on while the other is dropped.
  */
 final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> implements Runnable {
 
@@ -28,8 +33,14 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 
 	private final ScheduledExecutorService scheduler;
 
+	/** The policy's attempt timeout in nanoseconds, 0 for none: read once, so that no timeout costs nothing. */
+	private final long attemptTimeoutNanos;
+
 	/** The scheduled wait: what a cancellation must stop. */
 	private volatile @Nullable Future<?> pending;
+
+	/** The attempt in flight, or the last one, when attempts are timed: its timer a cancellation must stop. */
+	private volatile @Nullable TimedAttempt timed;
 
 	/** The failure that the pending retry follows, handed over if the scheduler stops. */
 	private @Nullable Throwable lastFailure;
@@ -40,6 +51,8 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		this.call = call;
 		this.task = task;
 		this.scheduler = scheduler;
+		Duration attemptTimeout = call.getAttemptTimeout();
+		this.attemptTimeoutNanos = (attemptTimeout != null) ? attemptTimeout.toNanos() : 0;
 	}
 
 	/** Starts one attempt; the scheduler runs this after each wait. */
@@ -72,7 +85,38 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		// The attempt's own stage is not kept for cancel(): it is the method's, and may be shared
 		// with other callers (a cached future), whose calls one caller's cancellation must not end.
 		this.pending = null;
-		stage.whenComplete(this::afterAttempt);
+		if (this.attemptTimeoutNanos == 0) {
+			stage.whenComplete(this::afterAttempt);
+		}
+		else {
+			time(stage);
+		}
+	}
+
+	/** Follows an attempt's stage and starts its timer, unless it completed at once. */
+	private void time(CompletionStage<T> stage) {
+		TimedAttempt attempt = new TimedAttempt(stage);
+		this.timed = attempt;
+		stage.whenComplete(attempt);
+		if (attempt.isSettled()) {
+			return;
+		}
+		Future<?> timer;
+		try {
+			timer = this.scheduler.schedule(attempt, this.attemptTimeoutNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// The scheduler is shutting down: nothing could bound the attempt, nor retry after it.
+			if (attempt.settle()) {
+				endUntimed(ex);
+			}
+			return;
+		}
+		attempt.timer = timer;
+		if (attempt.isSettled() || this.call.isEnded()) {
+			// Completed or cancelled while this was scheduling: accept() or cancel() may have read no timer.
+			timer.cancel(false);
+		}
 	}
 
 	private void afterAttempt(@Nullable T result, @Nullable Throwable failure) {
@@ -132,6 +176,19 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		}
 	}
 
+	/**
+	 * Ends a call whose attempt in flight cannot be timed: the scheduler shut down. After an
+	 * earlier attempt, as a retry that cannot be scheduled ends; the first ends with the reason.
+	 */
+	private void endUntimed(RejectedExecutionException reason) {
+		if (this.call.getAttempts() > 1) {
+			endInterrupted(reason);
+		}
+		else if (this.call.interrupt(reason)) {
+			completeExceptionally(reason);
+		}
+	}
+
 	private void finish(@Nullable Throwable failure, @Nullable T result) {
 		if (failure != null) {
 			completeExceptionally(failure);
@@ -156,6 +213,10 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		if (pending != null) {
 			pending.cancel(mayInterruptIfRunning);
 		}
+		TimedAttempt timed = this.timed;
+		if (timed != null) {
+			timed.cancelTimer();
+		}
 		return cancelled;
 	}
 
@@ -166,6 +227,79 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 			current = current.getCause();
 		}
 		return current;
+	}
+
+	/**
+	 * One attempt under an attempt timeout: the callback of its stage and the task of its timer.
+	 * Whichever runs first settles the attempt and carries the call on; the other finds it
+	 * settled and does nothing, so a result that comes after the timeout is ignored.
+	 */
+	@SuppressWarnings("serial")
+	private final class TimedAttempt extends AtomicBoolean implements Runnable, BiConsumer<T, @Nullable Throwable> {
+
+		private final CompletionStage<T> stage;
+
+		volatile @Nullable Future<?> timer;
+
+		TimedAttempt(CompletionStage<T> stage) {
+			this.stage = stage;
+		}
+
+		boolean settle() {
+			return compareAndSet(false, true);
+		}
+
+		boolean isSettled() {
+			return get();
+		}
+
+		void cancelTimer() {
+			Future<?> timer = this.timer;
+			if (timer != null) {
+				timer.cancel(false);
+			}
+		}
+
+		/** The attempt's stage completed. */
+		@Override
+		public void accept(@Nullable T result, @Nullable Throwable failure) {
+			if (settle()) {
+				cancelTimer();
+				afterAttempt(result, failure);
+			}
+		}
+
+		/** The attempt's timer fired: it has not completed in time. */
+		@Override
+		public void run() {
+			if (AsyncCall.this.call.isEnded()) {
+				return;
+			}
+			if (AsyncCall.this.scheduler.isShutdown()) {
+				// Run early, as the scheduler stops (or late, on one that has stopped): no retry
+				// could follow, so the call ends now rather than wait for an unbounded attempt.
+				if (settle()) {
+					endUntimed(new RejectedExecutionException("The scheduler was shut down while attempt "
+							+ AsyncCall.this.call.getAttempts() + " was in flight"));
+				}
+				return;
+			}
+			if (!settle()) {
+				return;
+			}
+			TimeoutException timeout = AsyncCall.this.call.attemptTimedOut();
+			if (this.stage instanceof CompletableFuture<?> future) {
+				try {
+					// Its dependents learn why it ended; the work behind it cannot be stopped from here.
+					future.completeExceptionally(timeout);
+				}
+				catch (UnsupportedOperationException ex) {
+					// A minimal stage cannot be completed from outside: it is left as it is.
+				}
+			}
+			scheduleOrEnd(timeout, null);
+		}
+
 	}
 
 }

@@ -3,7 +3,9 @@ package dev.backoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
 
+import dev.backoff.internal.Durations;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,6 +20,12 @@ import org.jspecify.annotations.Nullable;
  * attempt is reported with {@link #succeed()}; {@link #interrupt} ends the call early. The
  * end is claimed atomically, so exactly one end is reported even when a cancellation races
  * with an attempt. Apart from that, one attempt at a time: not for concurrent use.
+ *
+ * <p>An integration whose attempts can be cut off bounds each by {@link #getAttemptTimeout()}
+ * when the policy sets one: an attempt still running then fails with
+ * {@link #attemptTimedOut()}, handed to {@link #nextDelay} like any failure, and the attempt
+ * itself is cancelled. One that cannot (a blocking call) refuses such a policy rather than
+ * ignore it.
  */
 public final class BackoffCall {
 
@@ -114,6 +122,31 @@ public final class BackoffCall {
 	 */
 	public boolean isEnclosing() {
 		return this.encloses;
+	}
+
+	/**
+	 * @return how long each attempt may take before it fails with {@link #attemptTimedOut()}:
+	 * the policy's {@link BackoffPolicy#getAttemptTimeout() attempt timeout}, or {@code null}
+	 * for no limit
+	 */
+	public @Nullable Duration getAttemptTimeout() {
+		return this.policy.getAttemptTimeout();
+	}
+
+	/**
+	 * The failure of the attempt under way when it has not completed within
+	 * {@link #getAttemptTimeout()}: hand it to {@link #nextDelay} as that attempt's failure. It
+	 * is retried by the default classification and classified like any other failure.
+	 * @return a new {@link TimeoutException} naming the attempt and the timeout, e.g.
+	 * {@code attempt 2 did not complete within 2s}
+	 * @throws IllegalStateException if the policy has no attempt timeout
+	 */
+	public TimeoutException attemptTimedOut() {
+		Duration timeout = getAttemptTimeout();
+		if (timeout == null) {
+			throw new IllegalStateException("The policy has no attemptTimeout: " + this.policy);
+		}
+		return new TimeoutException("attempt " + this.attempts + " did not complete within " + Durations.format(timeout));
 	}
 
 	/** Counts an attempt about to start, which the caller runs itself. */

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
+import dev.backoff.internal.Durations;
 import dev.backoff.internal.Exceptions;
 import org.jspecify.annotations.Nullable;
 
@@ -143,6 +144,8 @@ public final class BackoffExecutor {
 	/**
 	 * Runs {@code task} under {@code policy}, reporting to {@code listener}: the general form
 	 * the others use, for callers (such as a method interceptor) that may throw anything.
+	 * Blocking: a policy with an {@link BackoffPolicy#getAttemptTimeout() attempt timeout} is
+	 * refused, since Java cannot stop a thread safely and the limit would not hold.
 	 * @param <T> the result type
 	 * @param policy the policy
 	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
@@ -151,9 +154,14 @@ public final class BackoffExecutor {
 	 * @return the result of the successful attempt (or the last result, when a result predicate
 	 * still matched as the call ended)
 	 * @throws Throwable the last attempt's original failure
+	 * @throws IllegalArgumentException before any attempt, if the policy has an attempt timeout
 	 */
 	public <T extends @Nullable Object> T execute(BackoffPolicy policy, @Nullable RetryBudget budget,
 			BackoffListener listener, BackoffTask<T> task) throws Throwable {
+		Duration attemptTimeout = policy.getRules().getAttemptTimeout();
+		if (attemptTimeout != null) {
+			throw blockingAttemptTimeout(policy, attemptTimeout);
+		}
 		long start = startNanos(policy);
 		// The first attempt runs inline, marked as BackoffCall.attempt would, so that a call
 		// that succeeds at once creates no state.
@@ -203,6 +211,13 @@ public final class BackoffExecutor {
 			ListenerCalls.failed(listener, "onSuccess", ex);
 		}
 		return result;
+	}
+
+	private static IllegalArgumentException blockingAttemptTimeout(BackoffPolicy policy, Duration attemptTimeout) {
+		return new IllegalArgumentException("A blocking call cannot be given an attemptTimeout ("
+				+ Durations.format(attemptTimeout) + "): Java cannot stop a thread safely, so "
+				+ "the limit would not hold. Set the client's own timeout (connect and read timeouts) and leave "
+				+ "attemptTimeout unset, or run the call with executeAsync and a CompletionStage; policy: " + policy);
 	}
 
 	private BackoffCall newCall(BackoffPolicy policy, @Nullable RetryBudget budget, BackoffListener listener,
@@ -292,6 +307,16 @@ public final class BackoffExecutor {
 	 * attempt starts there. Cancelling the returned future cancels the pending retry; no later
 	 * attempt starts. An attempt in flight is left to finish: its future belongs to the task,
 	 * which may share it with other callers.
+	 *
+	 * <p>With an {@link BackoffPolicy#getAttemptTimeout() attempt timeout}, each attempt's stage
+	 * that has not completed within it, from when the task returned it, fails the attempt with a
+	 * {@link java.util.concurrent.TimeoutException} ({@link BackoffCall#attemptTimedOut()}),
+	 * decided like any failure; a {@code CompletableFuture} stage is then completed exceptionally
+	 * with it, so that its dependents stop waiting too, but the work behind it cannot be stopped
+	 * from here and runs on: what it produces later is ignored. One timer per attempt, on
+	 * {@code scheduler}, cancelled as the attempt completes or the call is cancelled; none
+	 * without an attempt timeout. A timer that cannot be scheduled, or that the scheduler runs
+	 * as it shuts down, ends the call with {@link Outcome#INTERRUPTED}, as a wait would.
 	 * @param <T> the result type
 	 * @param policy the policy
 	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
