@@ -85,7 +85,7 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		// The attempt's own stage is not kept for cancel(): it is the method's, and may be shared
 		// with other callers (a cached future), whose calls one caller's cancellation must not end.
 		this.pending = null;
-		if (this.attemptTimeoutNanos == 0) {
+		if (this.attemptTimeoutNanos == 0 || isCompleted(stage)) {
 			stage.whenComplete(this::afterAttempt);
 		}
 		else {
@@ -93,7 +93,15 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		}
 	}
 
-	/** Follows an attempt's stage and starts its timer, unless it completed at once. */
+	/**
+	 * Whether the stage is a plain {@code CompletableFuture} already complete: it needs no timer.
+	 * Only the exact class is asked, since a subclass may refuse {@code isDone()} (a minimal stage does).
+	 */
+	private static boolean isCompleted(CompletionStage<?> stage) {
+		return stage.getClass() == CompletableFuture.class && ((CompletableFuture<?>) stage).isDone();
+	}
+
+	/** Follows an attempt's stage and starts its timer, unless it completed meanwhile. */
 	private void time(CompletionStage<T> stage) {
 		TimedAttempt attempt = new TimedAttempt(stage);
 		this.timed = attempt;

@@ -144,6 +144,14 @@ class AttemptTimeoutTests {
 	}
 
 	@Test
+	void aCompletedStageOfAnotherKindSchedulesNoTimerEither() {
+		// A minimal stage cannot be asked isDone(): its completion is seen through its callback.
+		CompletableFuture<String> future = execute(timed(3), () -> CompletableFuture.completedStage("ok"));
+		assertThat(future).isCompletedWithValue("ok");
+		assertThat(this.scheduler.scheduled()).isEmpty();
+	}
+
+	@Test
 	void withoutAnAttemptTimeoutNothingIsScheduledForAnAttempt() {
 		CompletableFuture<String> future = execute(TestPolicies.doublingFrom100ms(3), this::hanging);
 		assertThat(this.scheduler.scheduled()).isEmpty();
