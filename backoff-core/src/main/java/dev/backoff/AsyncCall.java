@@ -33,9 +33,6 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 
 	private final ScheduledExecutorService scheduler;
 
-	/** The policy's attempt timeout in nanoseconds, 0 for none: read once, so that no timeout costs nothing. */
-	private final long attemptTimeoutNanos;
-
 	/** The scheduled wait: what a cancellation must stop. */
 	private volatile @Nullable Future<?> pending;
 
@@ -51,8 +48,6 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		this.call = call;
 		this.task = task;
 		this.scheduler = scheduler;
-		Duration attemptTimeout = call.getAttemptTimeout();
-		this.attemptTimeoutNanos = (attemptTimeout != null) ? attemptTimeout.toNanos() : 0;
 	}
 
 	/** Starts one attempt; the scheduler runs this after each wait. */
@@ -85,11 +80,13 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		// The attempt's own stage is not kept for cancel(): it is the method's, and may be shared
 		// with other callers (a cached future), whose calls one caller's cancellation must not end.
 		this.pending = null;
-		if (this.attemptTimeoutNanos == 0 || isCompleted(stage)) {
+		// Read per attempt rather than kept in a field: a call without one stays as small as before.
+		Duration timeout = this.call.getAttemptTimeout();
+		if (timeout == null || isCompleted(stage)) {
 			stage.whenComplete(this::afterAttempt);
 		}
 		else {
-			time(stage);
+			time(stage, timeout.toNanos());
 		}
 	}
 
@@ -102,7 +99,7 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 	}
 
 	/** Follows an attempt's stage and starts its timer, unless it completed meanwhile. */
-	private void time(CompletionStage<T> stage) {
+	private void time(CompletionStage<T> stage, long timeoutNanos) {
 		TimedAttempt attempt = new TimedAttempt(stage);
 		this.timed = attempt;
 		stage.whenComplete(attempt);
@@ -111,7 +108,7 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		}
 		Future<?> timer;
 		try {
-			timer = this.scheduler.schedule(attempt, this.attemptTimeoutNanos, TimeUnit.NANOSECONDS);
+			timer = this.scheduler.schedule(attempt, timeoutNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			// The scheduler is shutting down: nothing could bound the attempt, nor retry after it.
