@@ -280,6 +280,14 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 			if (AsyncCall.this.call.isEnded()) {
 				return;
 			}
+			if (isDone()) {
+				// The caller completed the future: the call ends, as run() would end it, and the
+				// attempt, wanted by no one here, is left alone.
+				if (settle()) {
+					AsyncCall.this.call.interrupt(new CancellationException("The caller completed the future"));
+				}
+				return;
+			}
 			if (AsyncCall.this.scheduler.isShutdown()) {
 				// Run early, as the scheduler stops (or late, on one that has stopped): no retry
 				// could follow, so the call ends now rather than wait for an unbounded attempt.

@@ -312,7 +312,8 @@ public final class BackoffExecutor {
 	 * that has not completed within it, from when the task returned it, fails the attempt with a
 	 * {@link java.util.concurrent.TimeoutException} ({@link BackoffCall#attemptTimedOut()}),
 	 * decided like any failure; a {@code CompletableFuture} stage is then completed exceptionally
-	 * with it, so that its dependents stop waiting too, but the work behind it cannot be stopped
+	 * with it, so that its dependents stop waiting too (for a future shared with other callers,
+	 * a cached one, that ends it for them as well), but the work behind it cannot be stopped
 	 * from here and runs on: what it produces later is ignored. One timer per attempt, on
 	 * {@code scheduler}, cancelled as the attempt completes or the call is cancelled; none
 	 * without an attempt timeout. A timer that cannot be scheduled, or that the scheduler runs

@@ -223,6 +223,17 @@ class AttemptTimeoutTests {
 	}
 
 	@Test
+	void aCallThatTheCallerCompletedEndsWhenTheTimerFiresWithoutTimingTheAttemptOut() {
+		CompletableFuture<String> future = execute(timed(3), this::hanging);
+		future.complete("the caller's own answer");
+		assertThat(this.scheduler.runAll()).isOne();
+		assertThat(this.attempts).hasSize(1);
+		assertThat(this.attempts.get(0)).isNotDone();
+		assertThat(this.listener.ends()).singleElement()
+			.isInstanceOfSatisfying(Failure.class, (end) -> assertThat(end.outcome()).isEqualTo(Outcome.INTERRUPTED));
+	}
+
+	@Test
 	void aTimerRunAsTheSchedulerShutsDownEndsTheCallInterruptedWithoutATimeout() {
 		CompletableFuture<String> future = execute(timed(3), this::hanging);
 		this.scheduler.shutdown();
