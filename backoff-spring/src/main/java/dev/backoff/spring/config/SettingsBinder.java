@@ -184,10 +184,7 @@ public final class SettingsBinder {
 		try {
 			if (type == Integer.class || type == int.class) {
 				BigDecimal number = new BigDecimal(value.toString().trim());
-				if (number.stripTrailingZeros().scale() > 0) {
-					throw new BackoffConfigurationException(name, value, "must be a whole number",
-							"Update " + name + ": it must be a whole number, such as 3.");
-				}
+				// intValueExact refuses a fraction, which a lenient conversion would truncate.
 				return number.intValueExact();
 			}
 			if (type == Double.class || type == double.class) {
@@ -222,9 +219,6 @@ public final class SettingsBinder {
 					.toList();
 			}
 			return value.toString();
-		}
-		catch (BackoffConfigurationException ex) {
-			throw ex;
 		}
 		catch (RuntimeException ex) {
 			throw BackoffConfigurationException.unbound(name, value, (type != null) ? type : Object.class, ex);
