@@ -17,9 +17,9 @@ public final class Durations {
 	}
 
 	/**
-	 * @param duration a duration of at most {@link Long#MAX_VALUE} nanoseconds
-	 * @return it in the largest unit that holds it exactly, e.g. {@code 1500ms}, {@code 2s};
-	 * {@link Duration#toString()} for a negative or longer one
+	 * @param duration a duration
+	 * @return it in the largest unit that holds it exactly, e.g. {@code 1500ms}, {@code 20s};
+	 * beyond about 292 years, whole days, hours, minutes or seconds, else {@link Duration#toString()}
 	 */
 	public static String format(Duration duration) {
 		if (duration.isZero()) {
@@ -30,9 +30,14 @@ public final class Durations {
 			nanos = duration.toNanos();
 		}
 		catch (ArithmeticException ex) {
-			return duration.toString();
-		}
-		if (nanos < 0) {
+			// Beyond ~292 years in nanoseconds: whole days, hours, minutes or seconds still read well.
+			long seconds = duration.getSeconds();
+			for (int i = 0; i < 4; i++) {
+				long unitSeconds = NANOS[i] / 1_000_000_000L;
+				if (duration.getNano() == 0 && seconds % unitSeconds == 0) {
+					return (seconds / unitSeconds) + SUFFIXES[i];
+				}
+			}
 			return duration.toString();
 		}
 		for (int i = 0; i < NANOS.length; i++) {

@@ -2,6 +2,8 @@ package dev.backoff.spring.config;
 
 import java.time.Duration;
 
+import dev.backoff.internal.Durations;
+
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
@@ -10,11 +12,6 @@ import org.springframework.format.datetime.standard.DurationFormatterUtils;
  * speak the same language as the YAML.
  */
 public final class DurationFormat {
-
-	private static final String[] SUFFIXES = { "d", "h", "m", "s", "ms", "us", "ns" };
-
-	private static final long[] NANOS = { 86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L,
-			1_000_000L, 1_000L, 1L };
 
 	private DurationFormat() {
 	}
@@ -55,30 +52,7 @@ public final class DurationFormat {
 	 * @return it in the largest unit that holds it exactly, e.g. {@code 1500ms}, {@code 20s}
 	 */
 	public static String format(Duration duration) {
-		if (duration.isZero()) {
-			return "0ms";
-		}
-		long nanos;
-		try {
-			nanos = duration.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			// Beyond ~292 years in nanoseconds: whole days, hours, minutes or seconds still read well.
-			long seconds = duration.getSeconds();
-			for (int i = 0; i < 4; i++) {
-				long unitSeconds = NANOS[i] / 1_000_000_000L;
-				if (duration.getNano() == 0 && seconds % unitSeconds == 0) {
-					return (seconds / unitSeconds) + SUFFIXES[i];
-				}
-			}
-			return duration.toString();
-		}
-		for (int i = 0; i < NANOS.length; i++) {
-			if (nanos % NANOS[i] == 0) {
-				return (nanos / NANOS[i]) + SUFFIXES[i];
-			}
-		}
-		return nanos + "ns";
+		return Durations.format(duration);
 	}
 
 }
