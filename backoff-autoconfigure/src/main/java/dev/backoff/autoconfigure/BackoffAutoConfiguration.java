@@ -26,6 +26,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -124,7 +125,7 @@ public final class BackoffAutoConfiguration {
 			ObjectProvider<BackoffListener> listeners, ObjectProvider<BackoffListenerFactory> listenerFactories,
 			ObjectProvider<CallObserver> observer, ConfigurableBeanFactory beanFactory) {
 		return BackoffOperationSource.create(policies, executor, scheduler, listeners.orderedStream().toList(),
-				listenerFactories.orderedStream().toList(), beanFactory::resolveEmbeddedValue, observer.getIfUnique());
+				listenerFactories.orderedStream().toList(), new EmbeddedValueResolver(beanFactory), observer.getIfUnique());
 	}
 
 	/**

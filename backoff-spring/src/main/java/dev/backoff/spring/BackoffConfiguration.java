@@ -34,6 +34,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -103,7 +104,7 @@ public class BackoffConfiguration {
 			ObjectProvider<BackoffListener> listeners, ObjectProvider<BackoffListenerFactory> listenerFactories,
 			ObjectProvider<CallObserver> observer, ConfigurableBeanFactory beanFactory) {
 		return BackoffOperationSource.create(policies, executor, scheduler, listeners.orderedStream().toList(),
-				new ArrayList<>(listenerFactories.orderedStream().toList()), beanFactory::resolveEmbeddedValue,
+				new ArrayList<>(listenerFactories.orderedStream().toList()), new EmbeddedValueResolver(beanFactory),
 				observer.getIfUnique());
 	}
 

@@ -88,6 +88,30 @@ class EnableBackoffTests {
 	}
 
 	@Test
+	void attributesTakeBeanExpressionsAsWellAsPlaceholders() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy().withProperty("quotes.delay", "300ms"))) {
+			Quotes quotes = context.getBean(Quotes.class);
+			assertThat(quotes.tuned()).isEqualTo("tuned after 4 attempts");
+			assertThat(context.getBean(RecordingSleeper.class).sleeps()).hasSize(3)
+				.allSatisfy((sleep) -> assertThat(sleep).isLessThanOrEqualTo(Duration.ofMillis(300)));
+		}
+	}
+
+	@Test
+	void aBeanExpressionThatDoesNotEvaluateStopsStartUp() {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.getEnvironment().getPropertySources().addFirst(quotesPolicy());
+		context.register(Application.class, BrokenExpression.class);
+		Throwable failure = catchThrowable(context::refresh);
+		context.close();
+		while (failure != null && !(failure instanceof BackoffConfigurationException)) {
+			failure = failure.getCause();
+		}
+		assertThat(failure).hasMessageStartingWith("@Backoff(maxAttempts) on Broken.call was '#{@nowhere.attempts}', "
+				+ "but must only use bean expressions that evaluate");
+	}
+
+	@Test
 	void offWithBackoffEnabledFalse() {
 		try (AnnotationConfigApplicationContext context = start(quotesPolicy().withProperty("backoff.enabled", "false"))) {
 			assertThat(context.getBeansOfType(BackoffOperationSource.class)).isEmpty();
@@ -144,6 +168,39 @@ class EnableBackoffTests {
 			return new Quotes();
 		}
 
+		@Bean
+		Settings settings() {
+			return new Settings();
+		}
+
+	}
+
+	/** What a bean expression in an attribute reads, as Spring Retry users write {@code #{@settings.attempts}}. */
+	static class Settings {
+
+		public int getAttempts() {
+			return 4;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BrokenExpression {
+
+		@Bean
+		Broken broken() {
+			return new Broken();
+		}
+
+	}
+
+	static class Broken {
+
+		@Backoff(maxAttempts = "#{@nowhere.attempts}")
+		public String call() {
+			return "never retried";
+		}
+
 	}
 
 	static class Quotes {
@@ -151,6 +208,8 @@ class EnableBackoffTests {
 		final AtomicInteger flakyCalls = new AtomicInteger();
 
 		final AtomicInteger downCalls = new AtomicInteger();
+
+		final AtomicInteger tunedCalls = new AtomicInteger();
 
 		@Backoff("quotes")
 		public String flaky() {
@@ -164,6 +223,15 @@ class EnableBackoffTests {
 		public String down() {
 			this.downCalls.incrementAndGet();
 			throw new IllegalStateException("down");
+		}
+
+		@Backoff(maxAttempts = "#{@settings.attempts}", baseDelay = "${quotes.delay:100ms}",
+				maxDelay = "${quotes.delay:100ms}")
+		public String tuned() {
+			if (this.tunedCalls.incrementAndGet() < 4) {
+				throw new IllegalStateException("not yet");
+			}
+			return "tuned after " + this.tunedCalls.get() + " attempts";
 		}
 
 		/** Read through the proxy, which has no state of its own. */

@@ -99,7 +99,7 @@ public class BackoffOperationSource {
 	 * @param scheduler schedules the waits of non-blocking calls
 	 * @param shared the listeners of every method's calls
 	 * @param factories make each method's own listeners
-	 * @param placeholders resolves {@code ${…}} in annotation attributes
+	 * @param placeholders resolves {@code ${…}} placeholders and {@code #{…}} bean expressions in annotation attributes, as {@code @Value} does
 	 * @param observer observes every call and attempt, or {@code null} for none
 	 * @return the source
 	 */
@@ -120,7 +120,7 @@ public class BackoffOperationSource {
 	 * @param executor runs the calls
 	 * @param scheduler schedules the waits of non-blocking calls
 	 * @param listeners creates each operation's listener
-	 * @param placeholders resolves {@code ${…}} in annotation attributes
+	 * @param placeholders resolves {@code ${…}} placeholders and {@code #{…}} bean expressions in annotation attributes, as {@code @Value} does
 	 */
 	public BackoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
 			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
@@ -133,7 +133,7 @@ public class BackoffOperationSource {
 	 * @param executor runs the calls
 	 * @param scheduler schedules the waits of non-blocking calls
 	 * @param listeners creates each operation's listener
-	 * @param placeholders resolves {@code ${…}} in annotation attributes
+	 * @param placeholders resolves {@code ${…}} placeholders and {@code #{…}} bean expressions in annotation attributes, as {@code @Value} does
 	 * @param observer observes every call and attempt, or {@code null} for none
 	 */
 	public BackoffOperationSource(BackoffPolicies policies, BackoffExecutor executor,
@@ -537,7 +537,8 @@ public class BackoffOperationSource {
 		try {
 			resolved = this.placeholders.resolveStringValue(value);
 		}
-		catch (IllegalArgumentException ex) {
+		catch (RuntimeException ex) {
+			// An unresolvable placeholder, or a bean expression that fails or names no bean.
 			throw unresolved(attribute, value, where, ex);
 		}
 		// A lenient resolver leaves what it cannot resolve in place.
@@ -549,8 +550,14 @@ public class BackoffOperationSource {
 
 	private static BackoffConfigurationException unresolved(String attribute, String value, String where,
 			@Nullable Exception cause) {
+		String why = (cause != null) ? " (" + cause.getMessage() + ")" : "";
+		if (value.contains("#{")) {
+			return new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, value,
+					"must only use bean expressions that evaluate" + why,
+					"Correct the expression, or define the bean it names.", cause);
+		}
 		return new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, value,
-				"must only use placeholders that resolve" + ((cause != null) ? " (" + cause.getMessage() + ")" : ""),
+				"must only use placeholders that resolve" + why,
 				"Define the property it names, or give the placeholder a default: ${name:default}.", cause);
 	}
 
