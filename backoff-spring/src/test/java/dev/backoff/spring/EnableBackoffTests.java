@@ -112,6 +112,44 @@ class EnableBackoffTests {
 	}
 
 	@Test
+	void anAnnotationOnAnInterfaceCoversItsUnannotatedImplementation() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
+			QuoteClient client = context.getBean(QuoteClient.class);
+			assertThat(AopUtils.isAopProxy(client)).isTrue();
+			assertThat(client.fetch()).isEqualTo("quote after 3 attempts");
+		}
+	}
+
+	@Test
+	void aFallbackMayTakeTheFailureFirstAsSpringRetrysRecoverDoes() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
+			assertThat(context.getBean(Recovering.class).price("ACME")).isEqualTo("ACME: recovered from down");
+		}
+	}
+
+	@Test
+	void overloadsOfTheFallbackAreChosenByTheFailuresType() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
+			Recovering recovering = context.getBean(Recovering.class);
+			assertThat(recovering.fail(new IllegalArgumentException("bad"))).isEqualTo("argument: bad");
+			assertThat(recovering.fail(new IllegalStateException("down"))).isEqualTo("runtime: down");
+			assertThat(recovering.fail(new java.io.UncheckedIOException("io", new java.io.IOException())))
+				.isEqualTo("runtime: io");
+		}
+	}
+
+	@Test
+	void overloadsThatTakeNoneOfTheFailureLeaveItToTheCaller() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
+			Recovering recovering = context.getBean(Recovering.class);
+			assertThat(catchThrowable(() -> recovering.narrow(new IllegalStateException("down"))))
+				.isInstanceOf(IllegalStateException.class)
+				.hasMessage("down");
+			assertThat(recovering.narrow(new IllegalArgumentException("bad"))).isEqualTo("argument: bad");
+		}
+	}
+
+	@Test
 	void offWithBackoffEnabledFalse() {
 		try (AnnotationConfigApplicationContext context = start(quotesPolicy().withProperty("backoff.enabled", "false"))) {
 			assertThat(context.getBeansOfType(BackoffOperationSource.class)).isEmpty();
@@ -169,8 +207,76 @@ class EnableBackoffTests {
 		}
 
 		@Bean
+		QuoteClient quoteClient() {
+			return new FlakyQuoteClient();
+		}
+
+		@Bean
+		Recovering recovering() {
+			return new Recovering();
+		}
+
+		@Bean
 		Settings settings() {
 			return new Settings();
+		}
+
+	}
+
+	/** Declared as Spring Retry users often declare {@code @Retryable}: on the interface. */
+	interface QuoteClient {
+
+		@Backoff("quotes")
+		String fetch();
+
+	}
+
+	static class FlakyQuoteClient implements QuoteClient {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		@Override
+		public String fetch() {
+			if (this.calls.incrementAndGet() < 3) {
+				throw new IllegalStateException("not yet");
+			}
+			return "quote after " + this.calls.get() + " attempts";
+		}
+
+	}
+
+	/** Fallbacks in Spring Retry's {@code @Recover} shapes: the failure first, one overload per failure type. */
+	static class Recovering {
+
+		@Backoff(maxAttempts = "2", baseDelay = "1ms", fallback = "recover")
+		public String price(String symbol) {
+			throw new IllegalStateException("down");
+		}
+
+		public String recover(IllegalStateException failure, String symbol) {
+			return symbol + ": recovered from " + failure.getMessage();
+		}
+
+		@Backoff(maxAttempts = "2", baseDelay = "1ms", fallback = "recoverFail")
+		public String fail(RuntimeException failure) {
+			throw failure;
+		}
+
+		public String recoverFail(RuntimeException failure, RuntimeException argument) {
+			return "runtime: " + failure.getMessage();
+		}
+
+		public String recoverFail(IllegalArgumentException failure, RuntimeException argument) {
+			return "argument: " + failure.getMessage();
+		}
+
+		@Backoff(maxAttempts = "2", baseDelay = "1ms", fallback = "recoverNarrow")
+		public String narrow(RuntimeException failure) {
+			throw failure;
+		}
+
+		public String recoverNarrow(IllegalArgumentException failure, RuntimeException argument) {
+			return "argument: " + failure.getMessage();
 		}
 
 	}

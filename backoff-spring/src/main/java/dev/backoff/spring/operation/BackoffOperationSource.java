@@ -482,32 +482,58 @@ public class BackoffOperationSource {
 		Class<?>[] parameters = method.getParameterTypes();
 		List<Method> candidates = new ArrayList<>();
 		ReflectionUtils.doWithMethods(targetClass, candidates::add, (candidate) -> candidate.getName().equals(name));
-		Fallback plain = null;
+		Method plain = null;
+		// Each failure-taking overload: the method, its failure type, and whether that comes first.
+		List<Object[]> withFailure = new ArrayList<>();
 		for (Method candidate : candidates) {
+			if (!returns(candidate, method, targetClass)) {
+				continue;
+			}
 			Class<?>[] types = candidate.getParameterTypes();
-			boolean sameParameters = Arrays.equals(types, parameters);
-			boolean withFailure = types.length == parameters.length + 1
-					&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
-					&& (types[parameters.length] == Object.class
-							|| Throwable.class.isAssignableFrom(types[parameters.length]));
-			if ((sameParameters || withFailure) && returns(candidate, method, targetClass)) {
-				if (withFailure) {
-					return new Fallback(candidate, types[parameters.length]);
+			if (Arrays.equals(types, parameters)) {
+				plain = candidate;
+			}
+			else if (types.length == parameters.length + 1) {
+				if (isFailure(types[parameters.length])
+						&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)) {
+					withFailure.add(new Object[] { candidate, types[parameters.length], false });
 				}
-				plain = new Fallback(candidate, null);
+				else if (isFailure(types[0]) && Arrays.equals(Arrays.copyOfRange(types, 1, types.length), parameters)) {
+					withFailure.add(new Object[] { candidate, types[0], true });
+				}
 			}
 		}
-		if (plain != null) {
-			return plain;
+		if (plain != null || !withFailure.isEmpty()) {
+			// Most specific failure type first, so that a failure reaches the closest one; the plain one last.
+			withFailure.sort((a, b) -> specificity((Class<?>) b[1]) - specificity((Class<?>) a[1]));
+			Fallback fallback = (plain != null) ? new Fallback(plain, null) : null;
+			for (int i = withFailure.size() - 1; i >= 0; i--) {
+				Object[] overload = withFailure.get(i);
+				fallback = new Fallback((Method) overload[0], (Class<?>) overload[1], (Boolean) overload[2], fallback);
+			}
+			return fallback;
 		}
 		String signature = method.getReturnType().getSimpleName() + " " + name + "("
 				+ String.join(", ", Arrays.stream(parameters).map(Class::getSimpleName).toList());
 		throw new BackoffConfigurationException("@Backoff(fallback)" + where, name,
 				"must name a method of " + targetClass.getSimpleName() + " that takes the same parameters, optionally "
-						+ "followed by a Throwable, and returns " + returnTypeName(method, targetClass)
+						+ "followed or preceded by a Throwable, and returns " + returnTypeName(method, targetClass)
 						+ (candidates.isEmpty() ? " (no method has that name)" : " (found: " + candidates + ")"),
 				"Declare " + signature + ((parameters.length > 0) ? ", Throwable failure)" : "Throwable failure)")
 						+ " in " + targetClass.getSimpleName() + ".");
+	}
+
+	private static boolean isFailure(Class<?> type) {
+		return type == Object.class || Throwable.class.isAssignableFrom(type);
+	}
+
+	/** How deep a failure type stands in the class hierarchy: a subclass is more specific than its superclass. */
+	private static int specificity(Class<?> type) {
+		int depth = 0;
+		for (Class<?> current = type; current != null; current = current.getSuperclass()) {
+			depth++;
+		}
+		return depth;
 	}
 
 	private static String returnTypeName(Method method, Class<?> targetClass) {

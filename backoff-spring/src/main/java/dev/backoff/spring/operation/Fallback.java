@@ -3,7 +3,6 @@ package dev.backoff.spring.operation;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Predicate;
@@ -14,7 +13,12 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * The fallback method of a {@code @Backoff} method, called with the same arguments, plus the
- * final failure when it declares a last parameter for it, once the call has finally failed.
+ * final failure when it declares a parameter for it, once the call has finally failed. The
+ * failure parameter comes last (as in Resilience4j) or first (as in Spring Retry's
+ * {@code @Recover}). Overloads of the fallback's name that take different failure types are
+ * all kept, as Spring Retry keeps its {@code @Recover} methods: a failure goes to the one whose
+ * failure parameter is the most specific type it is an instance of, then to one without a
+ * failure parameter.
  *
  * <p>It answers for {@link Exception}s, or only for those of its failure parameter's type when
  * that is narrower. An {@link Error} (an {@code OutOfMemoryError}, a
@@ -30,16 +34,30 @@ final class Fallback {
 
 	private final Method method;
 
-	/** The type of the last parameter that takes the failure, or {@code null} for none. */
+	/** The type of the parameter that takes the failure, or {@code null} for none. */
 	private final @Nullable Class<?> failureType;
+
+	/** Whether the failure parameter comes first (Spring Retry's shape) rather than last. */
+	private final boolean failureFirst;
+
+	/** Another overload, asked when this one does not take a failure; ordered most specific first. */
+	private final @Nullable Fallback overload;
 
 	private final boolean viaProxy;
 
 	Fallback(Method method, @Nullable Class<?> failureType) {
+		this(method, failureType, false, null);
+	}
+
+	Fallback(Method method, @Nullable Class<?> failureType, boolean failureFirst, @Nullable Fallback overload) {
 		this.method = method;
 		this.failureType = failureType;
+		this.failureFirst = failureFirst;
+		this.overload = overload;
 		int modifiers = method.getModifiers();
-		this.viaProxy = Modifier.isPublic(modifiers) && !Modifier.isFinal(modifiers) && !Modifier.isStatic(modifiers);
+		// One receiver for every overload: the proxy only when each of them can be called on it.
+		this.viaProxy = Modifier.isPublic(modifiers) && !Modifier.isFinal(modifiers) && !Modifier.isStatic(modifiers)
+				&& (overload == null || overload.viaProxy);
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -47,11 +65,30 @@ final class Fallback {
 		return this.method.getName();
 	}
 
+	/** @return the type of the failure parameter, or {@code null} for none */
+	@Nullable Class<?> getFailureType() {
+		return this.failureType;
+	}
+
 	/**
 	 * @param failure a call's final failure
-	 * @return whether this fallback answers for it
+	 * @return whether this fallback, or one of its overloads, answers for it
 	 */
 	boolean handles(Throwable failure) {
+		return select(failure) != null;
+	}
+
+	/** The first overload, most specific first, that takes the failure. */
+	private @Nullable Fallback select(Throwable failure) {
+		for (Fallback candidate = this; candidate != null; candidate = candidate.overload) {
+			if (candidate.takes(failure)) {
+				return candidate;
+			}
+		}
+		return null;
+	}
+
+	private boolean takes(Throwable failure) {
 		Class<?> type = this.failureType;
 		if (failure instanceof Error) {
 			return type != null && Error.class.isAssignableFrom(type) && type.isInstance(failure);
@@ -75,10 +112,22 @@ final class Fallback {
 	 */
 	@Nullable Object invoke(@Nullable Object receiver, @Nullable Object[] arguments, Throwable failure)
 			throws Throwable {
+		Fallback chosen = select(failure);
+		if (chosen == null) {
+			// Callers ask handles() first; an overload set that takes nothing of this failure leaves it to the caller.
+			throw failure;
+		}
+		return chosen.call(receiver, arguments, failure);
+	}
+
+	private @Nullable Object call(@Nullable Object receiver, @Nullable Object[] arguments, Throwable failure)
+			throws Throwable {
 		@Nullable Object[] fallbackArguments = arguments;
 		if (this.failureType != null) {
-			fallbackArguments = Arrays.copyOf(arguments, arguments.length + 1);
-			fallbackArguments[arguments.length] = failure;
+			fallbackArguments = new Object[arguments.length + 1];
+			int offset = this.failureFirst ? 1 : 0;
+			System.arraycopy(arguments, 0, fallbackArguments, offset, arguments.length);
+			fallbackArguments[this.failureFirst ? 0 : arguments.length] = failure;
 		}
 		try {
 			return this.method.invoke(receiver, fallbackArguments);
