@@ -88,6 +88,15 @@ public @interface Backoff {
 	String maxElapsed() default "";
 
 	/**
+	 * Overrides {@code attempt-timeout}, how long one attempt may take before it fails with a
+	 * {@link java.util.concurrent.TimeoutException} and is retried, e.g. {@code "2s"}. Only for
+	 * methods that return {@code CompletionStage}, {@code Mono} or {@code Flux}: on a blocking
+	 * method it stops start-up, since Java cannot stop a thread safely.
+	 * @return a duration, or empty to keep the policy's
+	 */
+	String attemptTimeout() default "";
+
+	/**
 	 * Overrides {@code retry-on}: retry only these failures (or failures caused by them).
 	 * @return the types, or none to keep the policy's
 	 */

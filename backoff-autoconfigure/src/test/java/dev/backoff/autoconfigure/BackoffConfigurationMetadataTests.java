@@ -47,7 +47,7 @@ class BackoffConfigurationMetadataTests {
 	void describesEveryKeyOfDefaults() throws IOException {
 		DocumentContext metadata = metadata();
 		for (String key : List.of("max-attempts", "base-delay", "max-delay", "multiplier", "jitter", "max-elapsed",
-				"retry-on", "abort-on", "retry-on-exception", "max-retry-after", "throttle-base-delay",
+				"attempt-timeout", "retry-on", "abort-on", "retry-on-exception", "max-retry-after", "throttle-base-delay",
 				"throttle-max-delay", "throttle-on", "retry-non-idempotent", "budget.enabled", "budget.max-tokens",
 				"budget.token-ratio", "budget.throttle-cost")) {
 			assertThat((String) property(metadata, "backoff.defaults." + key).get("description")).as(key)
@@ -100,6 +100,7 @@ class BackoffConfigurationMetadataTests {
 		assertThat(property(metadata, "backoff.defaults.base-delay")).containsEntry("type", "java.time.Duration");
 		assertThat(property(metadata, "backoff.defaults.max-delay")).containsEntry("type", "java.time.Duration");
 		assertThat(property(metadata, "backoff.defaults.max-elapsed")).containsEntry("type", "java.time.Duration");
+		assertThat(property(metadata, "backoff.defaults.attempt-timeout")).containsEntry("type", "java.time.Duration");
 	}
 
 	@Test

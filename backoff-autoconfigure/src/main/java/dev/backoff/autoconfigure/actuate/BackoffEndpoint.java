@@ -68,8 +68,8 @@ public class BackoffEndpoint {
 
 	/** The settings a change may name, as the write operation's parameters. */
 	private static final List<String> SETTINGS = List.of("maxAttempts", "baseDelay", "maxDelay", "multiplier",
-			"jitter", "maxElapsed", "maxRetryAfter", "throttleBaseDelay", "throttleMaxDelay", "retryNonIdempotent",
-			"budgetEnabled", "budgetMaxTokens", "budgetTokenRatio", "budgetThrottleCost");
+			"jitter", "maxElapsed", "attemptTimeout", "maxRetryAfter", "throttleBaseDelay", "throttleMaxDelay",
+			"retryNonIdempotent", "budgetEnabled", "budgetMaxTokens", "budgetTokenRatio", "budgetThrottleCost");
 
 	private final BackoffOperationSource operations;
 
@@ -124,6 +124,8 @@ public class BackoffEndpoint {
 	 * @param multiplier the factor between ceilings, such as {@code 2.0}
 	 * @param jitter {@code none}, {@code full}, {@code equal} or {@code decorrelated}
 	 * @param maxElapsed the budget for attempts plus waits, such as {@code 30s}
+	 * @param attemptTimeout how long one attempt of a non-blocking call may take, such as
+	 * {@code 2s}; refused when it would bound a blocking method of the policy
 	 * @param maxRetryAfter the longest {@code Retry-After} to honour, such as {@code 10s}
 	 * @param throttleBaseDelay the first ceiling after throttling, such as {@code 1s}
 	 * @param throttleMaxDelay the cap of every wait after throttling, such as {@code 20s}
@@ -140,8 +142,9 @@ public class BackoffEndpoint {
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> change(@Selector String policy, @Nullable String maxAttempts,
 			@Nullable String baseDelay, @Nullable String maxDelay, @Nullable String multiplier,
-			@Nullable String jitter, @Nullable String maxElapsed, @Nullable String maxRetryAfter,
-			@Nullable String throttleBaseDelay, @Nullable String throttleMaxDelay, @Nullable String retryNonIdempotent,
+			@Nullable String jitter, @Nullable String maxElapsed, @Nullable String attemptTimeout,
+			@Nullable String maxRetryAfter, @Nullable String throttleBaseDelay, @Nullable String throttleMaxDelay,
+			@Nullable String retryNonIdempotent,
 			@Nullable String budgetEnabled, @Nullable String budgetMaxTokens, @Nullable String budgetTokenRatio,
 			@Nullable String budgetThrottleCost) {
 		if (this.operations.getPolicies().get(policy) == null) {
@@ -154,6 +157,7 @@ public class BackoffEndpoint {
 		put(settings, "multiplier", multiplier);
 		put(settings, "jitter", jitter);
 		put(settings, "maxElapsed", maxElapsed);
+		put(settings, "attemptTimeout", attemptTimeout);
 		put(settings, "maxRetryAfter", maxRetryAfter);
 		put(settings, "throttleBaseDelay", throttleBaseDelay);
 		put(settings, "throttleMaxDelay", throttleMaxDelay);
@@ -358,7 +362,8 @@ public class BackoffEndpoint {
 
 	/** A policy's settings, named and written as in {@code application.yml}. */
 	public record SettingsDescriptor(int maxAttempts, String baseDelay, String maxDelay, double multiplier,
-			String jitter, @Nullable String maxElapsed, List<String> retryOn, List<String> abortOn,
+			String jitter, @Nullable String maxElapsed, @Nullable String attemptTimeout, List<String> retryOn,
+			List<String> abortOn,
 			@Nullable String retryOnException, boolean retryIf,
 			String maxRetryAfter, @Nullable String throttleBaseDelay, @Nullable String throttleMaxDelay,
 			List<String> throttleOn, boolean retryNonIdempotent, @Nullable BudgetDescriptor budget) {
@@ -368,10 +373,12 @@ public class BackoffEndpoint {
 			BackoffSchedule throttling = schedule.getThrottling();
 			RetryRules rules = policy.getRules();
 			Duration maxElapsed = rules.getMaxElapsed();
+			Duration attemptTimeout = rules.getAttemptTimeout();
 			return new SettingsDescriptor(schedule.getMaxAttempts(), format(schedule.getBaseDelay()),
 					format(schedule.getMaxDelay()), schedule.getMultiplier(),
 					schedule.getJitter().name().toLowerCase(Locale.ROOT),
 					(maxElapsed != null) ? format(maxElapsed) : null,
+					(attemptTimeout != null) ? format(attemptTimeout) : null,
 					rules.getRetryOn().stream().map(Class::getName).toList(),
 					rules.getAbortOn().stream().map(Class::getName).toList(),
 					(rules.getRetryOnException() != null) ? String.valueOf(rules.getRetryOnException()) : null,

@@ -52,7 +52,7 @@ class BackoffEndpointTests {
 				"backoff.policies.quotes.budget.enabled=true").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", null, null, null, null,
-					null, null, null, "2s", null, "true", null, null, null, "0.5");
+					null, null, null, null, "2s", null, "true", null, null, null, "0.5");
 			assertThat(response.getStatus()).isEqualTo(200);
 			ChangeDescriptor changed = (ChangeDescriptor) response.getBody();
 			assertThat(changed.changes().get("quotes")).containsOnlyKeys("maxRetryAfter", "throttleBaseDelay", "throttleMaxDelay",
@@ -65,7 +65,8 @@ class BackoffEndpointTests {
 			// 2s × 2^(n−1), capped at 2s (max-delay 1s): every throttled ceiling is the cap.
 			assertThat(preview.throttling()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsOnly("2s");
 			InvalidChangeDescriptor refused = (InvalidChangeDescriptor) endpoint
-				.change("quotes", null, null, null, null, null, null, null, "100ms", null, null, null, null, null, null)
+				.change("quotes", null, null, null, null, null, null, null, null, "100ms", null, null, null, null, null,
+						null)
 				.getBody();
 			assertThat(refused.property()).isEqualTo("backoff.policies.quotes.throttle-base-delay");
 			assertThat(refused.rule()).isEqualTo("must be at least base-delay (200ms): a retry after throttling waits "
@@ -102,7 +103,7 @@ class BackoffEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", "1", null, null, "1.5",
-					"full", null, null, null, null, null, null, "8", null, null);
+					"full", null, null, null, null, null, null, null, "8", null, null);
 			assertThat(response.getStatus()).isEqualTo(200);
 			ChangeDescriptor change = (ChangeDescriptor) response.getBody();
 			assertThat(change.changes().get("quotes")).containsOnlyKeys("maxAttempts", "multiplier", "jitter",
@@ -129,7 +130,7 @@ class BackoffEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", "2", null, "2s", "0.5",
-					null, null, null, null, null, null, null, null, null, null);
+					null, null, null, null, null, null, null, null, null, null, null);
 			assertThat(response.getStatus()).isEqualTo(400);
 			InvalidChangeDescriptor invalid = (InvalidChangeDescriptor) response.getBody();
 			assertThat(invalid.property()).isEqualTo("backoff.policies.quotes.multiplier");
@@ -139,11 +140,11 @@ class BackoffEndpointTests {
 			assertThat(endpoint.policies().policies().get("quotes").settings().maxAttempts()).isEqualTo(5);
 			assertThat(endpoint.policies().policies().get("quotes").changes()).isNull();
 			InvalidChangeDescriptor empty = (InvalidChangeDescriptor) endpoint
-				.change("quotes", null, null, null, null, null, null, null, null, null, null, null, null, null, null)
+				.change("quotes", null, null, null, null, null, null, null, null, null, null, null, null, null, null, null)
 				.getBody();
 			assertThat(empty.message()).startsWith("the body names no setting to change");
 			InvalidChangeDescriptor budget = (InvalidChangeDescriptor) endpoint
-				.change("quotes", null, null, null, null, null, null, null, null, null, null, "true", "0.5", null, null)
+				.change("quotes", null, null, null, null, null, null, null, null, null, null, null, "true", "0.5", null, null)
 				.getBody();
 			assertThat(budget.property()).isEqualTo("backoff.policies.quotes.budget.max-tokens");
 		});
@@ -157,11 +158,11 @@ class BackoffEndpointTests {
 				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 				for (String policy : List.of("paymentGateway", "Quotes_V2")) {
 					WebEndpointResponse<OperationResponseBody> response = endpoint.change(policy, "2", null, null, null,
-							null, null, null, null, null, null, null, null, null, null);
+							null, null, null, null, null, null, null, null, null, null, null);
 					assertThat(response.getStatus()).isEqualTo(200);
 					assertThat(context.getBean(BackoffPolicies.class).get(policy).getSchedule().getMaxAttempts()).isEqualTo(2);
 					WebEndpointResponse<OperationResponseBody> refused = endpoint.change(policy, null, null, null,
-							null, "fullest", null, null, null, null, null, null, null, null, null);
+							null, "fullest", null, null, null, null, null, null, null, null, null, null);
 					assertThat(refused.getStatus()).isEqualTo(400);
 					assertThat(((InvalidChangeDescriptor) refused.getBody()).property())
 						.isEqualTo("backoff.policies." + policy + ".jitter");
@@ -175,7 +176,7 @@ class BackoffEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			WebEndpointResponse<OperationResponseBody> response = endpoint.change("nope", "1", null, null, null, null,
-					null, null, null, null, null, null, null, null, null);
+					null, null, null, null, null, null, null, null, null, null);
 			assertThat(response.getStatus()).isEqualTo(404);
 			assertThat(((InvalidChangeDescriptor) response.getBody()).message())
 				.isEqualTo("No Backoff policy is named 'nope'; configured: defaults, quotes, polling");

@@ -315,6 +315,8 @@ public final class BackoffPolicies {
 		settings.put("multiplier", schedule.getMultiplier());
 		settings.put("jitter", PolicyMerge.format(schedule.getJitter()));
 		settings.put("maxElapsed", (rules.getMaxElapsed() != null) ? PolicyMerge.format(rules.getMaxElapsed()) : null);
+		settings.put("attemptTimeout",
+				(rules.getAttemptTimeout() != null) ? PolicyMerge.format(rules.getAttemptTimeout()) : null);
 		settings.put("maxRetryAfter", PolicyMerge.format(policy.getMaxRetryAfter()));
 		settings.put("retryOn", rules.getRetryOn().stream().map(Class::getName).toList());
 		settings.put("abortOn", rules.getAbortOn().stream().map(Class::getName).toList());

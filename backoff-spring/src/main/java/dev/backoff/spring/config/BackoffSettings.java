@@ -187,6 +187,8 @@ public class BackoffSettings {
 
 		private @Nullable Duration maxElapsed;
 
+		private @Nullable Duration attemptTimeout;
+
 		private @Nullable List<String> retryOn;
 
 		private @Nullable List<String> abortOn;
@@ -251,6 +253,14 @@ public class BackoffSettings {
 
 		public void setMaxElapsed(@Nullable Duration maxElapsed) {
 			this.maxElapsed = maxElapsed;
+		}
+
+		public @Nullable Duration getAttemptTimeout() {
+			return this.attemptTimeout;
+		}
+
+		public void setAttemptTimeout(@Nullable Duration attemptTimeout) {
+			this.attemptTimeout = attemptTimeout;
 		}
 
 		public @Nullable List<String> getRetryOn() {

@@ -56,6 +56,7 @@ final class PolicyMerge {
 			merge.map(i, "multiplier", settings.getMultiplier(), builder::multiplier);
 			merge.map(i, "jitter", settings.getJitter(), builder::jitter);
 			merge.map(i, "maxElapsed", settings.getMaxElapsed(), builder::maxElapsed);
+			merge.map(i, "attemptTimeout", settings.getAttemptTimeout(), builder::attemptTimeout);
 			merge.map(i, "maxRetryAfter", settings.getMaxRetryAfter(), builder::maxRetryAfter);
 			merge.map(i, "retryOn", settings.getRetryOn(),
 					(names) -> builder.retryOn(types(level.where("retryOn"), names, classLoader)));

@@ -406,13 +406,16 @@ public class BackoffOperationSource {
 		settings.setJitter((backoff.jitter().length == 1) ? backoff.jitter()[0] : null);
 		settings.setMaxElapsed(parse("maxElapsed", backoff.maxElapsed(), where, "a duration such as 30s",
 				DurationFormat::parse));
+		settings.setAttemptTimeout(parse("attemptTimeout", backoff.attemptTimeout(), where, "a duration such as 2s",
+				DurationFormat::parse));
 		settings.setRetryOn(names(backoff.retryOn()));
 		settings.setAbortOn(names(backoff.abortOn()));
 		String retryOnException = resolve("retryOnException", backoff.retryOnException(), where);
 		settings.setRetryOnException(StringUtils.hasText(retryOnException) ? retryOnException : null);
 		boolean any = settings.getMaxAttempts() != null || settings.getBaseDelay() != null
 				|| settings.getMaxDelay() != null || settings.getMultiplier() != null || settings.getJitter() != null
-				|| settings.getMaxElapsed() != null || settings.getRetryOn() != null || settings.getAbortOn() != null
+				|| settings.getMaxElapsed() != null || settings.getAttemptTimeout() != null
+				|| settings.getRetryOn() != null || settings.getAbortOn() != null
 				|| settings.getRetryOnException() != null;
 		return any ? settings : null;
 	}
