@@ -167,6 +167,29 @@ public final class BackoffPolicies {
 		return PolicyMerge.policy(this.base, levels, this.classLoader, this.expressions, name);
 	}
 
+	/**
+	 * Where a policy's attempt timeout is set on the policy itself rather than inherited from
+	 * {@code backoff.defaults}: a blocking method may not have one of its own, while the
+	 * defaults' timeout is meant for the non-blocking methods only.
+	 * @param policies the policies, {@link #snapshot()} or a change of them
+	 * @param name a policy name, or {@value #DEFAULTS}
+	 * @return the property that sets it last, such as {@code backoff.policies.quotes.attempt-timeout}
+	 * (a change made at run time is named as the YAML it overrides); {@code null} when the
+	 * policy has none of its own, and always for {@value #DEFAULTS}
+	 */
+	public @Nullable String getOwnAttemptTimeoutProperty(Snapshot policies, String name) {
+		Entry entry = policies.entries.get(name);
+		String property = null;
+		if (entry != null) {
+			for (PolicyMerge.Level level : entry.levels()) {
+				if (!DEFAULTS_PREFIX.equals(level.prefix()) && level.settings().getAttemptTimeout() != null) {
+					property = level.where("attemptTimeout");
+				}
+			}
+		}
+		return property;
+	}
+
 	/** @return the SpEL of the policies and annotations, parsed with the same class loader and beans */
 	public BackoffExpressions expressions() {
 		return this.expressions;

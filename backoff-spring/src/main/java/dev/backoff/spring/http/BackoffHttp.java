@@ -73,11 +73,14 @@ public class BackoffHttp {
 	 * Put it first, so that the interceptors after it (authentication, say) run for every attempt.
 	 * @param policy a policy name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS}
 	 * @return the interceptor
-	 * @throws BackoffConfigurationException if there is no such policy
+	 * @throws BackoffConfigurationException if there is no such policy, or it sets an
+	 * {@code attempt-timeout} of its own, which a blocking client cannot honour
 	 */
 	public ClientHttpRequestInterceptor interceptor(String policy) {
-		return new BackoffRequestInterceptor(
-				new ClientOperations(this, requirePolicy(policy), ClientHttpResponse.class));
+		requirePolicy(policy);
+		// Blocking: a timeout set on the policy itself cannot apply, so it stops start-up here.
+		this.operations.checkBlockingClient(policy, "BackoffHttp.interceptor(\"" + policy + "\")");
+		return new BackoffRequestInterceptor(new ClientOperations(this, policy, ClientHttpResponse.class));
 	}
 
 	String requirePolicy(String policy) {

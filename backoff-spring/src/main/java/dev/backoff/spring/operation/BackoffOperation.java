@@ -159,6 +159,15 @@ public final class BackoffOperation {
 		this.state = state;
 	}
 
+	/** @return whether the calling thread runs the attempts and waits: no attempt timeout can apply */
+	boolean isBlocking() {
+		return isBlocking(this.invoker);
+	}
+
+	static boolean isBlocking(Invoker invoker) {
+		return invoker == BLOCKING || invoker == BLOCKING_CHECKED;
+	}
+
 	BackoffSettings.@Nullable Policy getAnnotated() {
 		return this.annotated;
 	}

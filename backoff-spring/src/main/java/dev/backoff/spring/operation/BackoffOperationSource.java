@@ -2,6 +2,7 @@ package dev.backoff.spring.operation;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -74,6 +75,13 @@ public class BackoffOperationSource {
 
 	/** The operations of HTTP clients, by name and return type. */
 	private final Map<List<Object>, BackoffOperation> clients = new ConcurrentHashMap<>();
+
+	/**
+	 * The policies of the blocking HTTP clients made so far, by where they are (see
+	 * {@link #checkBlockingClient}): a change that gives one an attempt timeout is refused even
+	 * before its first request.
+	 */
+	private final Map<String, String> blockingClients = new ConcurrentHashMap<>();
 
 	private final BackoffPolicies policies;
 
@@ -214,10 +222,27 @@ public class BackoffOperationSource {
 		synchronized (this.changes) {
 			return this.clients.computeIfAbsent(key, (absent) -> {
 				String where = " on " + name;
+				BackoffOperation.Invoker invoker = invoker(returnType, where);
 				return new BackoffOperation(policyName, name,
-						state(this.policies.snapshot(), policyName, null, null, where), invoker(returnType, where),
-						this.executor, this.scheduler, this.listeners, this.observer);
+						state(this.policies.snapshot(), policyName, null, null, where,
+								BackoffOperation.isBlocking(invoker)),
+						invoker, this.executor, this.scheduler, this.listeners, this.observer);
 			});
+		}
+	}
+
+	/**
+	 * Checks, when a blocking HTTP client is made, that its policy gives it no attempt timeout
+	 * of its own, as for a blocking method; and refuses every later change that would.
+	 * @param policyName a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @param client the client, for the message, such as {@code BackoffHttp.interceptor("quotes")}
+	 * @throws BackoffConfigurationException naming the property that sets the timeout and the client
+	 */
+	public void checkBlockingClient(String policyName, String client) {
+		synchronized (this.changes) {
+			String where = " on " + client;
+			state(this.policies.snapshot(), policyName, null, null, where, true);
+			this.blockingClients.put(where, policyName);
 		}
 	}
 
@@ -276,11 +301,13 @@ public class BackoffOperationSource {
 		synchronized (this.changes) {
 			BackoffPolicies.Snapshot current = this.policies.snapshot();
 			BackoffPolicies.Snapshot next = change.apply(current);
+			// First, so that a blocking client's refusal names the client rather than one of its operations.
+			this.blockingClients.forEach((where, policy) -> state(next, policy, null, null, where, true));
 			Map<BackoffOperation, BackoffOperation.State> states = new IdentityHashMap<>();
 			for (BackoffOperation operation : getAll()) {
 				if (current.differs(operation.getPolicyName(), next)) {
 					states.put(operation, state(next, operation.getPolicyName(), operation.getAnnotated(),
-							operation.getRetryIf(), " on " + operation.getMethodTag()));
+							operation.getRetryIf(), " on " + operation.getMethodTag(), operation.isBlocking()));
 				}
 			}
 			// Everything is valid: only now is any of it put in place.
@@ -293,9 +320,14 @@ public class BackoffOperationSource {
 		}
 	}
 
-	/** The effective policy of a method and its budget, under the given policies. */
+	/**
+	 * The effective policy of a method and its budget, under the given policies.
+	 * @param blocking whether the calling thread runs the attempts: then the policy may have no
+	 * attempt timeout of its own, and the one of {@code backoff.defaults} is left out
+	 */
 	private BackoffOperation.State state(BackoffPolicies.Snapshot policies, String policyName,
-			BackoffSettings.@Nullable Policy annotated, @Nullable Predicate<@Nullable Object> retryIf, String where) {
+			BackoffSettings.@Nullable Policy annotated, @Nullable Predicate<@Nullable Object> retryIf, String where,
+			boolean blocking) {
 		BackoffPolicy policy = policies.get(policyName);
 		if (policy != null && annotated != null) {
 			policy = this.policies.derive(policies, policyName, annotated, where);
@@ -307,10 +339,35 @@ public class BackoffOperationSource {
 							+ (names.isEmpty() ? "none" : String.join(", ", names)) + ")",
 					"Keep backoff.policies." + policyName + " in the configuration.");
 		}
+		Duration attemptTimeout = policy.getAttemptTimeout();
+		if (blocking && attemptTimeout != null) {
+			String property = (annotated != null && annotated.getAttemptTimeout() != null)
+					? "@Backoff(attemptTimeout)" + where : this.policies.getOwnAttemptTimeoutProperty(policies, policyName);
+			if (property != null) {
+				throw blockingAttemptTimeout(property, attemptTimeout, where);
+			}
+			// Only backoff.defaults gives it: meant for the non-blocking methods, documented as
+			// not applying to blocking ones (the endpoint lists the method without it).
+			policy = policy.toBuilder().attemptTimeout(null).build();
+		}
 		if (retryIf != null) {
 			policy = policy.toBuilder().retryIfResult(retryIf).build();
 		}
 		return new BackoffOperation.State(policy, policies.getBudget(policyName));
+	}
+
+	private static BackoffConfigurationException blockingAttemptTimeout(String property, Duration timeout,
+			String where) {
+		String subject = where.substring(" on ".length());
+		boolean client = subject.startsWith("BackoffHttp");
+		return new BackoffConfigurationException(property, DurationFormat.format(timeout),
+				"cannot bound the attempts of " + subject + ", which " + (client ? "blocks the calling thread" : "is blocking")
+						+ ": Java cannot stop a thread safely, so a timed-out attempt would go on running",
+				"Set the HTTP client's own connect and read timeouts"
+						+ (client ? ", or use a WebClient with ReactiveBackoffHttp.filter"
+								: " (or the blocking call's own timeout), or make " + subject
+										+ " return CompletionStage, CompletableFuture" + (REACTOR_PRESENT ? ", Mono or Flux" : ""))
+						+ "; then remove " + property + ".");
 	}
 
 	private static String where(Class<?> targetClass, Method method) {
@@ -372,7 +429,8 @@ public class BackoffOperationSource {
 		String retryIf = resolve("retryIf", backoff.retryIf(), where);
 		Predicate<@Nullable Object> retryIfResult = StringUtils.hasText(retryIf)
 				? retryIf(retryIf, method, where) : null;
-		BackoffOperation.State state = state(policies, policyName, settings, retryIfResult, where);
+		BackoffOperation.State state = state(policies, policyName, settings, retryIfResult, where,
+				BackoffOperation.isBlocking(invoker));
 		Fallback fallback = fallback(resolve("fallback", backoff.fallback(), where), method, targetClass, where);
 		return new BackoffOperation(policyName, method, targetClass, state, settings, retryIfResult, invoker, fallback,
 				this.executor, this.scheduler, this.listeners, this.observer);

@@ -1,0 +1,304 @@
+package dev.backoff.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.backoff.Backoff;
+import dev.backoff.BackoffListener;
+import dev.backoff.Jitter;
+import dev.backoff.ManualScheduler;
+import dev.backoff.Outcome;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.http.BackoffHttp;
+import dev.backoff.spring.metrics.BackoffMetrics;
+import dev.backoff.spring.operation.BackoffOperationSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for {@code attempt-timeout} through Spring: an attempt of a {@code Mono},
+ * {@code Flux} or {@code CompletableFuture} method that never completes is cut off, retried,
+ * and the call ends {@code exhausted} with a {@link TimeoutException}, no timer left behind;
+ * a blocking method cannot have one. Time is virtual (Reactor) or manual (the scheduler).
+ */
+class BackoffAttemptTimeoutTests {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class)
+		.withBean(Ends.class)
+		.withPropertyValues("backoff.defaults.jitter=none", "backoff.defaults.base-delay=100ms");
+
+	@Test
+	void completableFutureAttemptThatNeverCompletesIsRetriedThenExhausted() {
+		ManualScheduler scheduler = new ManualScheduler();
+		this.contextRunner.withBean(Hanging.class)
+			.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
+			.run((context) -> {
+				Hanging service = context.getBean(Hanging.class);
+				CompletableFuture<String> result = service.future();
+				assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(1));
+				assertThat(scheduler.runNext()).isTrue();
+				// The timed-out attempt's future is completed with the timeout: its dependents stop waiting.
+				assertThat(service.futures().get(0)).isCompletedExceptionally();
+				assertThat(scheduler.runNext()).isTrue();
+				assertThat(service.futures()).hasSize(2);
+				assertThat(scheduler.runAll()).isEqualTo(3);
+				assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(1), Duration.ofMillis(100),
+						Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(1));
+				assertThat(result).isCompletedExceptionally();
+				assertThat(result.handle((value, failure) -> failure).join()).isInstanceOf(TimeoutException.class)
+					.hasMessage("attempt 3 did not complete within 1s");
+				assertThat(scheduler.pending()).isZero();
+				assertExhaustedByTimeouts(context.getBean(Ends.class), context.getBean(MeterRegistry.class),
+						"Hanging.future");
+			});
+	}
+
+	@Test
+	void blockingMethodWithAnAttemptTimeoutOnTheAnnotationStopsStartUp() {
+		this.contextRunner.withBean(BlockingAnnotated.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(configurationFailure(context.getStartupFailure())).hasMessageStartingWith("@Backoff(attemptTimeout) on BlockingAnnotated.fetch was '2s', but cannot "
+						+ "bound the attempts of BlockingAnnotated.fetch, which is blocking")
+				.hasMessageContaining("Set the HTTP client's own connect and read timeouts")
+				.hasMessageContaining("return CompletionStage, CompletableFuture, Mono or Flux");
+		});
+	}
+
+	@Test
+	void blockingMethodWithAnAttemptTimeoutOnItsPolicyStopsStartUp() {
+		this.contextRunner.withBean(BlockingNamed.class)
+			.withPropertyValues("backoff.policies.remote.attempt-timeout=2s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				BackoffConfigurationException failure = configurationFailure(context.getStartupFailure());
+				assertThat(failure.getProperty()).isEqualTo("backoff.policies.remote.attempt-timeout");
+				assertThat(failure.getMessage()).contains("BlockingNamed.fetch");
+			});
+	}
+
+	@Test
+	void theDefaultsAttemptTimeoutBoundsNonBlockingMethodsAndLeavesBlockingOnesAlone() {
+		this.contextRunner.withBean(BlockingNamed.class)
+			.withBean(Hanging.class)
+			.withPropertyValues("backoff.defaults.attempt-timeout=3s", "backoff.policies.remote.max-attempts=2")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(BlockingNamed.class).fetch()).isEqualTo("ok");
+				BackoffOperationSource source = context.getBean(BackoffOperationSource.class);
+				assertThat(source.getAll()).filteredOn((operation) -> operation.getMethodTag().equals("BlockingNamed.fetch"))
+					.singleElement()
+					.satisfies((operation) -> assertThat(operation.getPolicy().getAttemptTimeout()).isNull());
+				assertThat(source.getPolicies().get("remote").getAttemptTimeout()).isEqualTo(Duration.ofSeconds(3));
+				// The annotation's 1s wins over the defaults' 3s.
+				context.getBean(Hanging.class).quick().block(TIMEOUT);
+				assertThat(source.getAll()).filteredOn((operation) -> operation.getMethodTag().equals("Hanging.quick"))
+					.singleElement()
+					.satisfies((operation) -> assertThat(operation.getPolicy().getAttemptTimeout())
+						.isEqualTo(Duration.ofSeconds(1)));
+			});
+	}
+
+	@Test
+	void bindsTheYamlKeyAndRejectsOneLongerThanMaxElapsed() {
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.attempt-timeout=40s",
+				"backoff.policies.quotes.max-elapsed=30s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				BackoffConfigurationException failure = configurationFailure(context.getStartupFailure());
+				assertThat(failure.getProperty()).isEqualTo("backoff.policies.quotes.attempt-timeout");
+				assertThat(failure.getMessage()).contains("'40s'").contains("must be at most max-elapsed (30s)");
+			});
+		this.contextRunner.withPropertyValues("backoff.policies.quotes.attempt-timeout=1500ms")
+			.run((context) -> assertThat(context.getBean(BackoffOperationSource.class)
+				.getPolicies()
+				.get("quotes")
+				.getAttemptTimeout()).isEqualTo(Duration.ofMillis(1500)));
+	}
+
+	@Test
+	void aLiveChangeGivesNonBlockingMethodsATimeoutAndIsRefusedForABlockingOne() {
+		this.contextRunner.withBean(BlockingNamed.class)
+			.withBean(Reactive.class)
+			.withPropertyValues("backoff.policies.other.max-attempts=2", "backoff.policies.remote.max-attempts=2")
+			.run((context) -> {
+				BackoffOperationSource source = context.getBean(BackoffOperationSource.class);
+				Map<String, ?> changes = source.change("other", Map.of("attemptTimeout", "2s"));
+				assertThat(changes).containsOnlyKeys("other");
+				assertThat(source.getAll()).filteredOn((operation) -> operation.getMethodTag().equals("Reactive.mono"))
+					.singleElement()
+					.satisfies((operation) -> assertThat(operation.getPolicy().getAttemptTimeout())
+						.isEqualTo(Duration.ofSeconds(2)));
+				assertThatExceptionOfType(BackoffConfigurationException.class)
+					.isThrownBy(() -> source.change("remote", Map.of("attemptTimeout", "2s")))
+					.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.policies.remote.attempt-timeout"))
+					.withMessageContaining("BlockingNamed.fetch, which is blocking");
+				assertThat(source.getPolicies().get("remote").getAttemptTimeout()).isNull();
+			});
+	}
+
+	@Test
+	void blockingHttpInterceptorRefusesAPolicyWithItsOwnAttemptTimeout() {
+		this.contextRunner
+			.withPropertyValues("backoff.defaults.attempt-timeout=3s", "backoff.policies.remote.attempt-timeout=2s",
+					"backoff.policies.plain.max-attempts=2")
+			.run((context) -> {
+				BackoffHttp http = context.getBean(BackoffHttp.class);
+				assertThatExceptionOfType(BackoffConfigurationException.class)
+					.isThrownBy(() -> http.interceptor("remote"))
+					.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.policies.remote.attempt-timeout"))
+					.withMessageContaining("BackoffHttp.interceptor(\"remote\"), which blocks the calling thread")
+					.withMessageContaining("or use a WebClient with ReactiveBackoffHttp.filter");
+				// The defaults' timeout is for non-blocking calls: the interceptor leaves it out.
+				assertThat(http.interceptor("plain")).isNotNull();
+				assertThatExceptionOfType(BackoffConfigurationException.class)
+					.isThrownBy(() -> context.getBean(BackoffOperationSource.class)
+						.change("plain", Map.of("attemptTimeout", "1s")))
+					.withMessageContaining("BackoffHttp.interceptor(\"plain\")");
+			});
+	}
+
+	private static BackoffConfigurationException configurationFailure(Throwable failure) {
+		Throwable cause = failure;
+		while (cause != null && !(cause instanceof BackoffConfigurationException)) {
+			cause = cause.getCause();
+		}
+		assertThat(cause).as("a BackoffConfigurationException in %s", failure).isNotNull();
+		return (BackoffConfigurationException) cause;
+	}
+
+	private static void assertExhaustedByTimeouts(Ends ends, MeterRegistry registry, String method) {
+		assertThat(ends.outcomes).containsExactly(Outcome.EXHAUSTED);
+		assertThat(ends.failures).singleElement().isInstanceOf(TimeoutException.class);
+		assertThat(ends.retried).hasSize(2).allSatisfy((failure) -> assertThat(failure).isInstanceOf(TimeoutException.class));
+		assertThat(registry.get(BackoffMetrics.RETRIES).tag("method", method).tag("exception", "TimeoutException")
+			.counter()
+			.count()).isEqualTo(2);
+		assertThat(registry.get(BackoffMetrics.CALLS).tag("method", method).tag("outcome", "exhausted")
+			.counter()
+			.count()).isOne();
+	}
+
+	/** Records how calls ended and what was retried. */
+	static class Ends implements BackoffListener {
+
+		final List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+
+		final List<Throwable> failures = new CopyOnWriteArrayList<>();
+
+		final List<Throwable> retried = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+			this.retried.add(failure);
+		}
+
+		@Override
+		public void onSuccess(Outcome outcome, int attempts) {
+			this.outcomes.add(outcome);
+		}
+
+		@Override
+		public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+			this.outcomes.add(outcome);
+			this.failures.add(failure);
+		}
+
+	}
+
+	static class Hanging {
+
+		private final AtomicInteger subscriptions = new AtomicInteger();
+
+		private final AtomicInteger cancellations = new AtomicInteger();
+
+		private final List<CompletableFuture<String>> futures = new CopyOnWriteArrayList<>();
+
+		@Backoff(attemptTimeout = "1s")
+		public Mono<String> mono() {
+			return Mono.<String>never()
+				.doOnSubscribe((subscription) -> this.subscriptions.incrementAndGet())
+				.doOnCancel(this.cancellations::incrementAndGet);
+		}
+
+		@Backoff(attemptTimeout = "1s")
+		public Flux<Long> flux() {
+			return Flux.interval(Duration.ofMillis(400))
+				.doOnSubscribe((subscription) -> this.subscriptions.incrementAndGet())
+				.doOnCancel(this.cancellations::incrementAndGet);
+		}
+
+		@Backoff(attemptTimeout = "1s")
+		public CompletableFuture<String> future() {
+			CompletableFuture<String> future = new CompletableFuture<>();
+			this.futures.add(future);
+			return future;
+		}
+
+		@Backoff(attemptTimeout = "1s")
+		public Mono<String> quick() {
+			return Mono.just("ok");
+		}
+
+		int subscriptions() {
+			return this.subscriptions.get();
+		}
+
+		int cancellations() {
+			return this.cancellations.get();
+		}
+
+		List<CompletableFuture<String>> futures() {
+			return this.futures;
+		}
+
+	}
+
+	static class BlockingAnnotated {
+
+		@Backoff(attemptTimeout = "2s")
+		public String fetch() {
+			return "ok";
+		}
+
+	}
+
+	static class BlockingNamed {
+
+		@Backoff("remote")
+		public String fetch() {
+			return "ok";
+		}
+
+	}
+
+	static class Reactive {
+
+		@Backoff("other")
+		public Mono<String> mono() {
+			return Mono.just("ok");
+		}
+
+	}
+
+}
