@@ -6,7 +6,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
@@ -17,17 +19,23 @@ import dev.backoff.Outcome;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.http.BackoffHttp;
+import dev.backoff.spring.http.ReactiveBackoffHttp;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+import reactor.test.scheduler.VirtualTimeScheduler;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -47,6 +55,101 @@ class BackoffAttemptTimeoutTests {
 		.withBean(SimpleMeterRegistry.class)
 		.withBean(Ends.class)
 		.withPropertyValues("backoff.defaults.jitter=none", "backoff.defaults.base-delay=100ms");
+
+	@Test
+	void monoAttemptThatNeverCompletesIsCancelledRetriedThenExhausted() {
+		TimerTracking timers = new TimerTracking();
+		this.contextRunner.withBean(Hanging.class).run((context) -> {
+			Hanging service = context.getBean(Hanging.class);
+			// Attempts at 0, 1.1s (1s + 100ms) and 2.3s (2.1s + 200ms), each cut off after 1s.
+			StepVerifier.withVirtualTime(service::mono, () -> timers, Long.MAX_VALUE)
+				.expectSubscription()
+				.thenAwait(Duration.ofMillis(999))
+				.then(() -> assertThat(service.cancellations()).isZero())
+				.thenAwait(Duration.ofMillis(1))
+				.then(() -> assertThat(service.cancellations()).isOne())
+				.thenAwait(Duration.ofMillis(100))
+				.then(() -> assertThat(service.subscriptions()).isEqualTo(2))
+				.thenAwait(Duration.ofMillis(2200))
+				.expectErrorSatisfies((failure) -> assertThat(failure).isInstanceOf(TimeoutException.class)
+					.hasMessage("attempt 3 did not complete within 1s"))
+				.verify(TIMEOUT);
+			assertThat(service.subscriptions()).isEqualTo(3);
+			assertThat(service.cancellations()).isEqualTo(3);
+			assertThat(timers.pending()).isZero();
+			assertExhaustedByTimeouts(context.getBean(Ends.class), context.getBean(MeterRegistry.class), "Hanging.mono");
+		});
+	}
+
+	@Test
+	void monoAttemptThatCompletesInTimeLeavesNoTimer() {
+		TimerTracking timers = new TimerTracking();
+		this.contextRunner.withBean(Hanging.class).run((context) -> {
+			Hanging service = context.getBean(Hanging.class);
+			StepVerifier.withVirtualTime(service::quick, () -> timers, Long.MAX_VALUE)
+				.expectNext("ok")
+				.expectComplete()
+				.verify(TIMEOUT);
+			// The attempt's timeout was scheduled, then disposed as the attempt completed.
+			assertThat(timers.scheduled()).isPositive();
+			assertThat(timers.pending()).isZero();
+			assertThat(context.getBean(Ends.class).outcomes).containsExactly(Outcome.SUCCESS);
+		});
+	}
+
+	@Test
+	void fluxAttemptIsBoundedAsAWholeNotPerElement() {
+		TimerTracking timers = new TimerTracking();
+		this.contextRunner.withBean(Hanging.class).run((context) -> {
+			Hanging service = context.getBean(Hanging.class);
+			// An element every 400ms: a timeout per element would never fire. Two elements per attempt.
+			StepVerifier.withVirtualTime(service::flux, () -> timers, Long.MAX_VALUE)
+				.expectSubscription()
+				.thenAwait(Duration.ofMillis(999))
+				.expectNext(0L, 1L)
+				.then(() -> assertThat(service.cancellations()).isZero())
+				.thenAwait(Duration.ofMillis(1))
+				.then(() -> assertThat(service.cancellations()).isOne())
+				.thenAwait(Duration.ofMillis(100))
+				.then(() -> assertThat(service.subscriptions()).isEqualTo(2))
+				.thenAwait(Duration.ofMillis(2200))
+				.expectNext(0L, 1L, 0L, 1L)
+				.expectErrorSatisfies((failure) -> assertThat(failure).isInstanceOf(TimeoutException.class)
+					.hasMessage("attempt 3 did not complete within 1s"))
+				.verify(TIMEOUT);
+			assertThat(service.subscriptions()).isEqualTo(3);
+			assertThat(service.cancellations()).isEqualTo(3);
+			assertThat(timers.pending()).isZero();
+			assertExhaustedByTimeouts(context.getBean(Ends.class), context.getBean(MeterRegistry.class), "Hanging.flux");
+		});
+	}
+
+	@Test
+	void webClientFilterCancelsAnExchangeThatNeverAnswersThenRetriesIt() {
+		TimerTracking timers = new TimerTracking();
+		this.contextRunner.withPropertyValues("backoff.policies.remote.attempt-timeout=1s").run((context) -> {
+			AtomicInteger exchanges = new AtomicInteger();
+			AtomicInteger cancellations = new AtomicInteger();
+			// No network: an exchange that never answers, as a hung server would.
+			WebClient client = WebClient.builder()
+				.exchangeFunction((request) -> Mono.<ClientResponse>never()
+					.doOnSubscribe((subscription) -> exchanges.incrementAndGet())
+					.doOnCancel(cancellations::incrementAndGet))
+				.filter(context.getBean(ReactiveBackoffHttp.class).filter("remote"))
+				.build();
+			StepVerifier.withVirtualTime(() -> client.get().uri("http://quotes/quote").retrieve().bodyToMono(String.class),
+					() -> timers, Long.MAX_VALUE)
+				.expectSubscription()
+				.thenAwait(Duration.ofMillis(3300))
+				.expectErrorSatisfies((failure) -> assertThat(failure).isInstanceOf(TimeoutException.class)
+					.hasMessage("attempt 3 did not complete within 1s"))
+				.verify(TIMEOUT);
+			assertThat(exchanges).hasValue(3);
+			assertThat(cancellations).hasValue(3);
+			assertThat(timers.pending()).isZero();
+			assertExhaustedByTimeouts(context.getBean(Ends.class), context.getBean(MeterRegistry.class), "remote GET");
+		});
+	}
 
 	@Test
 	void completableFutureAttemptThatNeverCompletesIsRetriedThenExhausted() {
@@ -197,6 +300,47 @@ class BackoffAttemptTimeoutTests {
 		assertThat(registry.get(BackoffMetrics.CALLS).tag("method", method).tag("outcome", "exhausted")
 			.counter()
 			.count()).isOne();
+	}
+
+	/** A virtual clock that knows which of its timers are still to run: none must be left. */
+	static final class TimerTracking extends VirtualTimeScheduler {
+
+		private final List<Timer> timers = new CopyOnWriteArrayList<>();
+
+		TimerTracking() {
+			super(true);
+		}
+
+		@Override
+		public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+			Timer timer = new Timer();
+			this.timers.add(timer);
+			Disposable scheduled = super.schedule(() -> {
+				timer.ran.set(true);
+				task.run();
+			}, delay, unit);
+			return () -> {
+				timer.disposed.set(true);
+				scheduled.dispose();
+			};
+		}
+
+		long scheduled() {
+			return this.timers.size();
+		}
+
+		long pending() {
+			return this.timers.stream().filter((timer) -> !timer.ran.get() && !timer.disposed.get()).count();
+		}
+
+		private static final class Timer {
+
+			private final AtomicBoolean ran = new AtomicBoolean();
+
+			private final AtomicBoolean disposed = new AtomicBoolean();
+
+		}
+
 	}
 
 	/** Records how calls ended and what was retried. */

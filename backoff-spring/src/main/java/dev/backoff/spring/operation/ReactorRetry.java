@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
 import reactor.util.retry.Retry;
@@ -78,9 +79,14 @@ final class ReactorRetry {
 			BackoffTask<@Nullable Object> attempt, ContextView context) {
 		ObservedCall observed = observe(operation, context);
 		BackoffCall call = start(operation, state, context, observed);
+		Duration timeout = call.getAttemptTimeout();
 		return Mono.defer(() -> {
 			Object observation = (observed != null) ? observed.startAttempt() : null;
 			Mono<@Nullable Object> publisher = Mono.from(publisher(call, observed, observation, attempt));
+			if (timeout != null) {
+				// Cancels the attempt's subscription and fails it like any failure, to be retried.
+				publisher = publisher.timeout(timeout, Mono.error(call::attemptTimedOut), Schedulers.parallel());
+			}
 			return (observation != null) ? publisher.contextWrite(observing(operation, observation)) : publisher;
 		}).contextWrite(enclosing(call)).handle((value, sink) -> {
 			boolean retryResult;
@@ -112,10 +118,14 @@ final class ReactorRetry {
 		// Whether the attempt under way has emitted: a subscriber that cancels after taking what
 		// it needs (take(1), say) ends a call that worked, not an interrupted one.
 		AtomicBoolean emitted = new AtomicBoolean();
+		Duration timeout = call.getAttemptTimeout();
 		return Flux.defer(() -> {
 			emitted.set(false);
 			Object observation = (observed != null) ? observed.startAttempt() : null;
 			Flux<@Nullable Object> publisher = Flux.from(publisher(call, observed, observation, attempt));
+			if (timeout != null) {
+				publisher = deadline(publisher, timeout, call);
+			}
 			return ((observation != null) ? publisher.contextWrite(observing(operation, observation)) : publisher)
 				.doOnNext((value) -> emitted.set(true));
 		})
@@ -130,6 +140,21 @@ final class ReactorRetry {
 					call.interrupt(new CancellationException("Cancelled by the subscriber"));
 				}
 			});
+	}
+
+	/**
+	 * Bounds a whole attempt of a {@code Flux} from its subscription, however many elements it
+	 * emits ({@code Flux.timeout} would time each element): when the deadline passes, the
+	 * attempt's subscription is cancelled and it fails with {@link BackoffCall#attemptTimedOut()};
+	 * when the attempt ends first, the deadline's timer is cancelled. The deadline completes the
+	 * attempt and the error follows, since {@code takeUntilOther} does not cancel its source
+	 * when the other publisher fails.
+	 */
+	private static Flux<@Nullable Object> deadline(Flux<@Nullable Object> attempt, Duration timeout,
+			BackoffCall call) {
+		AtomicBoolean timedOut = new AtomicBoolean();
+		return attempt.takeUntilOther(Mono.delay(timeout, Schedulers.parallel()).doOnNext((tick) -> timedOut.set(true)))
+			.concatWith(Mono.defer(() -> timedOut.get() ? Mono.error(call.attemptTimedOut()) : Mono.empty()));
 	}
 
 	/** Starts a call under the state read once when it was subscribed. */
