@@ -125,6 +125,23 @@ class BackoffAttemptTimeoutTests {
 	}
 
 	@Test
+	void fluxAttemptThatCompletesInTimeSucceedsAndLeavesNoTimer() {
+		TimerTracking timers = new TimerTracking();
+		this.contextRunner.withBean(Hanging.class).run((context) -> {
+			Hanging service = context.getBean(Hanging.class);
+			StepVerifier.withVirtualTime(service::shortFlux, () -> timers, Long.MAX_VALUE)
+				.expectSubscription()
+				.thenAwait(Duration.ofMillis(600))
+				.expectNext(0L, 1L)
+				.expectComplete()
+				.verify(TIMEOUT);
+			assertThat(service.subscriptions()).isOne();
+			assertThat(timers.pending()).isZero();
+			assertThat(context.getBean(Ends.class).outcomes).containsExactly(Outcome.SUCCESS);
+		});
+	}
+
+	@Test
 	void webClientFilterCancelsAnExchangeThatNeverAnswersThenRetriesIt() {
 		TimerTracking timers = new TimerTracking();
 		this.contextRunner.withPropertyValues("backoff.policies.remote.attempt-timeout=1s").run((context) -> {
@@ -390,6 +407,13 @@ class BackoffAttemptTimeoutTests {
 			return Flux.interval(Duration.ofMillis(400))
 				.doOnSubscribe((subscription) -> this.subscriptions.incrementAndGet())
 				.doOnCancel(this.cancellations::incrementAndGet);
+		}
+
+		@Backoff(attemptTimeout = "1s")
+		public Flux<Long> shortFlux() {
+			return Flux.interval(Duration.ofMillis(300))
+				.take(2)
+				.doOnSubscribe((subscription) -> this.subscriptions.incrementAndGet());
 		}
 
 		@Backoff(attemptTimeout = "1s")

@@ -5,6 +5,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import dev.backoff.BackoffCall;
@@ -36,6 +37,13 @@ final class ReactorRetry {
 
 	/** Completes a wait early: the context closed. */
 	private static final Object CLOSED = new Object();
+
+	/** The states of a {@code Flux} attempt under a deadline (see {@link #deadline}). */
+	private static final int RUNNING = 0;
+
+	private static final int COMPLETED = 1;
+
+	private static final int TIMED_OUT = 2;
 
 	/** The context key of the enclosing call's {@link BackoffPolicy}. */
 	static final String ENCLOSING = "dev.backoff.enclosing";
@@ -148,13 +156,17 @@ final class ReactorRetry {
 	 * attempt's subscription is cancelled and it fails with {@link BackoffCall#attemptTimedOut()};
 	 * when the attempt ends first, the deadline's timer is cancelled. The deadline completes the
 	 * attempt and the error follows, since {@code takeUntilOther} does not cancel its source
-	 * when the other publisher fails.
+	 * when the other publisher fails. Whichever of the attempt's completion and the deadline
+	 * comes first decides, once: an attempt that completed is never reported as timed out.
 	 */
 	private static Flux<@Nullable Object> deadline(Flux<@Nullable Object> attempt, Duration timeout,
 			BackoffCall call) {
-		AtomicBoolean timedOut = new AtomicBoolean();
-		return attempt.takeUntilOther(Mono.delay(timeout, Schedulers.parallel()).doOnNext((tick) -> timedOut.set(true)))
-			.concatWith(Mono.defer(() -> timedOut.get() ? Mono.error(call.attemptTimedOut()) : Mono.empty()));
+		AtomicInteger state = new AtomicInteger(RUNNING);
+		return attempt.doOnComplete(() -> state.compareAndSet(RUNNING, COMPLETED))
+			.takeUntilOther(Mono.delay(timeout, Schedulers.parallel())
+				.filter((tick) -> state.compareAndSet(RUNNING, TIMED_OUT)))
+			.concatWith(Mono.defer(() -> (state.get() == TIMED_OUT) ? Mono.error(call.attemptTimedOut())
+					: Mono.empty()));
 	}
 
 	/** Starts a call under the state read once when it was subscribed. */
