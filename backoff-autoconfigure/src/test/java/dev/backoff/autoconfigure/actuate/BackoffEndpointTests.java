@@ -353,6 +353,37 @@ class BackoffEndpointTests {
 			});
 	}
 
+	@Test
+	void anAttemptTimeoutIsListedAndRefusedForAPolicyOfBlockingMethods() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			// Quotes' methods are blocking: Java cannot stop their threads.
+			WebEndpointResponse<OperationResponseBody> refused = endpoint.change("quotes", null, null, null, null, null,
+					null, "2s", null, null, null, null, null, null, null, null);
+			assertThat(refused.getStatus()).isEqualTo(400);
+			InvalidChangeDescriptor invalid = (InvalidChangeDescriptor) refused.getBody();
+			assertThat(invalid.property()).isEqualTo("backoff.policies.quotes.attempt-timeout");
+			assertThat(invalid.value()).isEqualTo("2s");
+			assertThat(invalid.rule()).contains("Quotes.fetch").contains("which is blocking");
+			assertThat(endpoint.policies().policies().get("quotes").settings().attemptTimeout()).isNull();
+			// A policy without blocking methods takes it, and the listing shows it.
+			WebEndpointResponse<OperationResponseBody> polling = endpoint.change("polling", null, null, null, null,
+					null, null, "2s", null, null, null, null, null, null, null, null);
+			assertThat(polling.getStatus()).isEqualTo(200);
+			assertThat(((ChangeDescriptor) polling.getBody()).changes().get("polling"))
+				.containsOnly(entry("attemptTimeout", new SettingChange(null, "2s")));
+			assertThat(endpoint.policies().policies().get("polling").settings().attemptTimeout()).isEqualTo("2s");
+			// The defaults' timeout is for non-blocking methods: the blocking ones are listed without it.
+			assertThat(endpoint.change("defaults", null, null, null, null, null, null, "3s", null, null, null, null,
+					null, null, null, null)
+				.getStatus()).isEqualTo(200);
+			PolicyDescriptor quotes = endpoint.policies().policies().get("quotes");
+			assertThat(quotes.settings().attemptTimeout()).isEqualTo("3s");
+			assertThat(quotes.methods().values()).isNotEmpty()
+				.allSatisfy((method) -> assertThat(method.settings().attemptTimeout()).isNull());
+		});
+	}
+
 	private static double millis(String duration) {
 		return DurationFormat.parse(duration).toNanos() / 1e6;
 	}
