@@ -154,8 +154,9 @@ class BackoffAttemptTimeoutTests {
 					.doOnCancel(cancellations::incrementAndGet))
 				.filter(context.getBean(ReactiveBackoffHttp.class).filter("remote"))
 				.build();
-			StepVerifier.withVirtualTime(() -> client.get().uri("http://quotes/quote").retrieve().bodyToMono(String.class),
-					() -> timers, Long.MAX_VALUE)
+			StepVerifier
+				.withVirtualTime(() -> client.get().uri("http://quotes/quote").retrieve().bodyToMono(String.class),
+						() -> timers, Long.MAX_VALUE)
 				.expectSubscription()
 				.thenAwait(Duration.ofMillis(3300))
 				.expectErrorSatisfies((failure) -> assertThat(failure).isInstanceOf(TimeoutException.class)
@@ -198,7 +199,8 @@ class BackoffAttemptTimeoutTests {
 	void blockingMethodWithAnAttemptTimeoutOnTheAnnotationStopsStartUp() {
 		this.contextRunner.withBean(BlockingAnnotated.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(configurationFailure(context.getStartupFailure())).hasMessageStartingWith("@Backoff(attemptTimeout) on BlockingAnnotated.fetch was '2s', but cannot "
+			assertThat(configurationFailure(context.getStartupFailure()))
+				.hasMessageStartingWith("@Backoff(attemptTimeout) on BlockingAnnotated.fetch was '2s', but cannot "
 						+ "bound the attempts of BlockingAnnotated.fetch, which is blocking")
 				.hasMessageContaining("Set the HTTP client's own connect and read timeouts")
 				.hasMessageContaining("return CompletionStage, CompletableFuture, Mono or Flux");
@@ -226,7 +228,8 @@ class BackoffAttemptTimeoutTests {
 				assertThat(context).hasNotFailed();
 				assertThat(context.getBean(BlockingNamed.class).fetch()).isEqualTo("ok");
 				BackoffOperationSource source = context.getBean(BackoffOperationSource.class);
-				assertThat(source.getAll()).filteredOn((operation) -> operation.getMethodTag().equals("BlockingNamed.fetch"))
+				assertThat(source.getAll())
+					.filteredOn((operation) -> operation.getMethodTag().equals("BlockingNamed.fetch"))
 					.singleElement()
 					.satisfies((operation) -> assertThat(operation.getPolicy().getAttemptTimeout()).isNull());
 				assertThat(source.getPolicies().get("remote").getAttemptTimeout()).isEqualTo(Duration.ofSeconds(3));
@@ -310,7 +313,8 @@ class BackoffAttemptTimeoutTests {
 	private static void assertExhaustedByTimeouts(Ends ends, MeterRegistry registry, String method) {
 		assertThat(ends.outcomes).containsExactly(Outcome.EXHAUSTED);
 		assertThat(ends.failures).singleElement().isInstanceOf(TimeoutException.class);
-		assertThat(ends.retried).hasSize(2).allSatisfy((failure) -> assertThat(failure).isInstanceOf(TimeoutException.class));
+		assertThat(ends.retried).hasSize(2)
+			.allSatisfy((failure) -> assertThat(failure).isInstanceOf(TimeoutException.class));
 		assertThat(registry.get(BackoffMetrics.RETRIES).tag("method", method).tag("exception", "TimeoutException")
 			.counter()
 			.count()).isEqualTo(2);

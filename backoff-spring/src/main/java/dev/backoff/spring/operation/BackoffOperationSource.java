@@ -342,7 +342,8 @@ public class BackoffOperationSource {
 		Duration attemptTimeout = policy.getAttemptTimeout();
 		if (blocking && attemptTimeout != null) {
 			String property = (annotated != null && annotated.getAttemptTimeout() != null)
-					? "@Backoff(attemptTimeout)" + where : this.policies.getOwnAttemptTimeoutProperty(policies, policyName);
+					? "@Backoff(attemptTimeout)" + where
+					: this.policies.getOwnAttemptTimeoutProperty(policies, policyName);
 			if (property != null) {
 				throw blockingAttemptTimeout(property, attemptTimeout, where);
 			}
@@ -359,15 +360,16 @@ public class BackoffOperationSource {
 	private static BackoffConfigurationException blockingAttemptTimeout(String property, Duration timeout,
 			String where) {
 		String subject = where.substring(" on ".length());
-		boolean client = subject.startsWith("BackoffHttp");
-		return new BackoffConfigurationException(property, DurationFormat.format(timeout),
-				"cannot bound the attempts of " + subject + ", which " + (client ? "blocks the calling thread" : "is blocking")
-						+ ": Java cannot stop a thread safely, so a timed-out attempt would go on running",
-				"Set the HTTP client's own connect and read timeouts"
-						+ (client ? ", or use a WebClient with ReactiveBackoffHttp.filter"
-								: " (or the blocking call's own timeout), or make " + subject
-										+ " return CompletionStage, CompletableFuture" + (REACTOR_PRESENT ? ", Mono or Flux" : ""))
-						+ "; then remove " + property + ".");
+		// A method tag (Class.method) never holds a parenthesis; an interceptor's name does.
+		boolean client = subject.startsWith("BackoffHttp.interceptor(");
+		String rule = "cannot bound the attempts of " + subject + ", which "
+				+ (client ? "blocks the calling thread" : "is blocking")
+				+ ": Java cannot stop a thread safely, so a timed-out attempt would go on running";
+		String nonBlocking = client ? ", or use a WebClient with ReactiveBackoffHttp.filter"
+				: " (or the blocking call's own timeout), or make " + subject + " return CompletionStage, "
+						+ "CompletableFuture" + (REACTOR_PRESENT ? ", Mono or Flux" : "");
+		return new BackoffConfigurationException(property, DurationFormat.format(timeout), rule,
+				"Set the HTTP client's own connect and read timeouts" + nonBlocking + "; then remove " + property + ".");
 	}
 
 	private static String where(Class<?> targetClass, Method method) {
