@@ -1,0 +1,133 @@
+package dev.backoff.rewrite;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import org.openrewrite.java.tree.Expression;
+import org.openrewrite.java.tree.J;
+import org.openrewrite.java.tree.JavaType;
+import org.openrewrite.java.tree.TypeUtils;
+
+/**
+ * The attributes written on an annotation, by name ({@code value} for a lone one), read as
+ * the recipes need them: literal values where the source has literals, the class literals'
+ * types, or the expression's source when it is neither.
+ */
+final class Attributes {
+
+	private final Map<String, Expression> values = new LinkedHashMap<>();
+
+	Attributes(J.Annotation annotation) {
+		if (annotation.getArguments() == null) {
+			return;
+		}
+		for (Expression argument : annotation.getArguments()) {
+			if (argument instanceof J.Assignment assignment && assignment.getVariable() instanceof J.Identifier name) {
+				this.values.put(name.getSimpleName(), assignment.getAssignment());
+			}
+			else if (!(argument instanceof J.Empty)) {
+				this.values.put("value", argument);
+			}
+		}
+	}
+
+	boolean has(String name) {
+		return this.values.containsKey(name);
+	}
+
+	@Nullable Expression get(String name) {
+		return this.values.get(name);
+	}
+
+	Iterable<String> names() {
+		return this.values.keySet();
+	}
+
+	/** @return the literal's value, or {@code null} when absent or not a literal */
+	@Nullable Object literal(String name) {
+		Expression value = this.values.get(name);
+		if (value instanceof J.Unary unary && unary.getOperator() == J.Unary.Type.Negative
+				&& unary.getExpression() instanceof J.Literal literal && literal.getValue() instanceof Number number) {
+			return (number instanceof Double || number instanceof Float) ? -number.doubleValue() : -number.longValue();
+		}
+		return (value instanceof J.Literal literal) ? literal.getValue() : null;
+	}
+
+	/** @return whether the attribute is absent or a literal (so that its value is known) */
+	boolean isKnown(String name) {
+		return !has(name) || literal(name) != null;
+	}
+
+	@Nullable Long longValue(String name) {
+		return (literal(name) instanceof Number number) ? number.longValue() : null;
+	}
+
+	@Nullable Double doubleValue(String name) {
+		return (literal(name) instanceof Number number) ? number.doubleValue() : null;
+	}
+
+	/** @return the string literal's value, or {@code null} when absent, empty or not a literal */
+	@Nullable String string(String name) {
+		return (literal(name) instanceof String text && !text.isEmpty()) ? text : null;
+	}
+
+	boolean isTrue(String name) {
+		return Boolean.TRUE.equals(literal(name));
+	}
+
+	/** @return whether the attribute is set to something but an empty array or string */
+	boolean isSet(String name) {
+		Expression value = this.values.get(name);
+		if (value == null) {
+			return false;
+		}
+		if (value instanceof J.NewArray array) {
+			return array.getInitializer() != null
+					&& array.getInitializer().stream().anyMatch((element) -> !(element instanceof J.Empty));
+		}
+		return !"".equals(literal(name));
+	}
+
+	/** @return the nested annotation, or {@code null} */
+	J.@Nullable Annotation annotation(String name) {
+		return (this.values.get(name) instanceof J.Annotation nested) ? nested : null;
+	}
+
+	/** @return the elements of a class array ({@code {A.class, B.class}} or {@code A.class}) */
+	List<Expression> classes(String name) {
+		Expression value = this.values.get(name);
+		List<Expression> classes = new ArrayList<>();
+		if (value instanceof J.NewArray array) {
+			if (array.getInitializer() != null) {
+				array.getInitializer().stream().filter((element) -> !(element instanceof J.Empty)).forEach(classes::add);
+			}
+		}
+		else if (value != null) {
+			classes.add(value);
+		}
+		return classes;
+	}
+
+	/** @return the type a class literal names, or {@code null} */
+	static JavaType.@Nullable FullyQualified classType(Expression classLiteral) {
+		if (classLiteral instanceof J.FieldAccess access && access.getSimpleName().equals("class")) {
+			return TypeUtils.asFullyQualified(access.getTarget().getType());
+		}
+		return null;
+	}
+
+	/** @return a class array in source form, fully qualified where the type is known */
+	static String classArray(List<Expression> classes) {
+		List<String> names = new ArrayList<>();
+		for (Expression element : classes) {
+			JavaType.FullyQualified type = classType(element);
+			names.add((type != null) ? type.getFullyQualifiedName().replace('$', '.') + ".class"
+					: element.printTrimmed(new org.openrewrite.Cursor(null, org.openrewrite.Cursor.ROOT_VALUE)));
+		}
+		return (names.size() == 1) ? names.get(0) : "{ " + String.join(", ", names) + " }";
+	}
+
+}

@@ -1,0 +1,34 @@
+package dev.backoff.rewrite;
+
+/**
+ * Durations in milliseconds written as Backoff's string attributes read them ({@code 1s},
+ * {@code 1500ms}, {@code 2m}): in the largest unit that holds the value exactly.
+ */
+final class Durations {
+
+	private static final String[] SUFFIXES = { "d", "h", "m", "s", "ms" };
+
+	private static final long[] MILLIS = { 86_400_000L, 3_600_000L, 60_000L, 1_000L, 1L };
+
+	private Durations() {
+	}
+
+	static String format(long millis) {
+		if (millis == 0) {
+			return "0ms";
+		}
+		for (int i = 0; i < MILLIS.length; i++) {
+			if (millis % MILLIS[i] == 0) {
+				return (millis / MILLIS[i]) + SUFFIXES[i];
+			}
+		}
+		throw new IllegalStateException("unreachable");
+	}
+
+	/** A multiplier as written in the annotation: {@code 2}, {@code 1.5}. */
+	static String number(double value) {
+		return (value == Math.rint(value) && Math.abs(value) < 1e15) ? Long.toString((long) value)
+				: Double.toString(value);
+	}
+
+}

@@ -1,0 +1,301 @@
+package dev.backoff.rewrite;
+
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+import org.openrewrite.Cursor;
+import org.openrewrite.ExecutionContext;
+import org.openrewrite.ScanningRecipe;
+import org.openrewrite.SourceFile;
+import org.openrewrite.Tree;
+import org.openrewrite.TreeVisitor;
+import org.openrewrite.internal.ListUtils;
+import org.openrewrite.java.AnnotationMatcher;
+import org.openrewrite.java.JavaIsoVisitor;
+import org.openrewrite.java.JavaParser;
+import org.openrewrite.java.JavaTemplate;
+import org.openrewrite.java.RemoveAnnotationVisitor;
+import org.openrewrite.java.ShortenFullyQualifiedTypeReferences;
+import org.openrewrite.java.tree.J;
+import org.openrewrite.java.tree.JavaType;
+import org.openrewrite.maven.RemoveDependency;
+import org.openrewrite.xml.tree.Xml;
+
+/**
+ * The Java half of {@code dev.backoff.rewrite.MigrateSpringRetry}: Spring Retry's
+ * {@code @Retryable} becomes Backoff's {@code @Backoff} (see {@link SpringRetryMapping}), its
+ * {@code @Recover} method the {@code fallback}, {@code @EnableRetry} becomes
+ * {@code @EnableBackoff}; what cannot migrate is left whole with a comment and a row in the
+ * {@link MigrationReport}, and {@code org.springframework.retry:spring-retry} leaves the Maven
+ * build only when no Spring Retry code is left in the project.
+ *
+ * @author The Backoff contributors
+ */
+public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCode.Accumulator> {
+
+	static final String ENABLE_RETRY = "org.springframework.retry.annotation.EnableRetry";
+
+	static final String ENABLE_BACKOFF = "dev.backoff.spring.EnableBackoff";
+
+	private static final String SPRING_RETRY_PACKAGE = "org.springframework.retry.";
+
+	private final transient MigrationReport report = new MigrationReport(this);
+
+	@Override
+	public String getDisplayName() {
+		return "Migrate Spring Retry's annotations to Backoff";
+	}
+
+	@Override
+	public String getDescription() {
+		return "Spring Retry's `@Retryable`, `@Recover` and `@EnableRetry` to Backoff's `@Backoff` (with `fallback`) and "
+				+ "`@EnableBackoff`, keeping the retry schedule; what cannot migrate is left whole and reported.";
+	}
+
+	/** Whether any Spring Retry code stays after the migration, anywhere in the project. */
+	public static class Accumulator {
+
+		boolean springRetryLeft;
+
+	}
+
+	@Override
+	public Accumulator getInitialValue(ExecutionContext ctx) {
+		return new Accumulator();
+	}
+
+	@Override
+	public TreeVisitor<?, ExecutionContext> getScanner(Accumulator acc) {
+		return new JavaIsoVisitor<>() {
+
+			@Override
+			public J.CompilationUnit visitCompilationUnit(J.CompilationUnit unit, ExecutionContext ctx) {
+				if (!otherSpringRetryTypes(unit).isEmpty()) {
+					acc.springRetryLeft = true;
+				}
+				return super.visitCompilationUnit(unit, ctx);
+			}
+
+			@Override
+			public J.ClassDeclaration visitClassDeclaration(J.ClassDeclaration type, ExecutionContext ctx) {
+				if (SpringRetryPlan.of(type).leavesSpringRetry() || hasCircuitBreaker(type)) {
+					acc.springRetryLeft = true;
+				}
+				return super.visitClassDeclaration(type, ctx);
+			}
+
+		};
+	}
+
+	@Override
+	public TreeVisitor<?, ExecutionContext> getVisitor(Accumulator acc) {
+		JavaIsoVisitor<ExecutionContext> java = new JavaVisitor(acc);
+		TreeVisitor<?, ExecutionContext> maven = new RemoveDependency("org.springframework.retry", "spring-retry", null)
+			.getVisitor();
+		return new TreeVisitor<Tree, ExecutionContext>() {
+
+			@Override
+			public @Nullable Tree visit(@Nullable Tree tree, ExecutionContext ctx) {
+				if (tree instanceof J.CompilationUnit) {
+					return java.visit(tree, ctx);
+				}
+				if (tree instanceof Xml.Document document && document.getSourcePath().endsWith("pom.xml")) {
+					if (!acc.springRetryLeft) {
+						return maven.visit(tree, ctx);
+					}
+					if (hasSpringRetry(document)) {
+						MigrateSpringRetryCode.this.report.insertRow(ctx,
+								new MigrationReport.Row(document.getSourcePath().toString(),
+										"org.springframework.retry:spring-retry", MigrationReport.HAND_MIGRATION,
+										"spring-retry kept: Spring Retry code is left (see the other rows)"));
+					}
+				}
+				return tree;
+			}
+
+		};
+	}
+
+	private static boolean hasSpringRetry(Xml.Document document) {
+		return document.printAll().contains("<artifactId>spring-retry</artifactId>");
+	}
+
+	private static boolean hasCircuitBreaker(J.ClassDeclaration type) {
+		return type.getBody().getStatements().stream()
+			.anyMatch((statement) -> statement instanceof J.MethodDeclaration method
+					&& SpringRetryPlan.find(method.getLeadingAnnotations(), SpringRetryPlan.CIRCUIT_BREAKER) != null)
+				|| SpringRetryPlan.find(type.getLeadingAnnotations(), SpringRetryPlan.CIRCUIT_BREAKER) != null;
+	}
+
+	/** @return the Spring Retry types the file uses beyond its annotations (RetryTemplate, listeners, …) */
+	static Set<String> otherSpringRetryTypes(J.CompilationUnit unit) {
+		Set<String> types = new TreeSet<>();
+		for (JavaType type : unit.getTypesInUse().getTypesInUse()) {
+			if (type instanceof JavaType.FullyQualified named) {
+				String name = named.getFullyQualifiedName();
+				if (name.startsWith(SPRING_RETRY_PACKAGE) && !name.startsWith(SPRING_RETRY_PACKAGE + "annotation.")) {
+					types.add(named.getClassName());
+				}
+			}
+		}
+		return types;
+	}
+
+	private final class JavaVisitor extends JavaIsoVisitor<ExecutionContext> {
+
+		private final Accumulator acc;
+
+		private final Map<UUID, BackoffAnnotation> annotations = new HashMap<>();
+
+		private final Map<UUID, Boolean> recoversMigrate = new HashMap<>();
+
+		JavaVisitor(Accumulator acc) {
+			this.acc = acc;
+		}
+
+		@Override
+		public J.CompilationUnit visitCompilationUnit(J.CompilationUnit unit, ExecutionContext ctx) {
+			J.CompilationUnit visited = super.visitCompilationUnit(unit, ctx);
+			Set<String> others = otherSpringRetryTypes(unit);
+			if (!others.isEmpty() && !visited.getClasses().isEmpty()) {
+				J.ClassDeclaration first = visited.getClasses().get(0);
+				if (!Comments.has(first.getPrefix())) {
+					String reason = "uses " + String.join(", ", others) + ": migrate to BackoffExecutor by hand";
+					J.ClassDeclaration marked = first.withPrefix(Comments.add(first.getPrefix(), left(reason)));
+					visited = visited.withClasses(ListUtils.mapFirst(visited.getClasses(), (c) -> marked));
+					row(ctx, unit, first.getSimpleName(), MigrationReport.HAND_MIGRATION, reason);
+				}
+			}
+			return visited;
+		}
+
+		@Override
+		public J.ClassDeclaration visitClassDeclaration(J.ClassDeclaration type, ExecutionContext ctx) {
+			SpringRetryPlan plan = SpringRetryPlan.of(type);
+			this.annotations.putAll(plan.annotations);
+			this.recoversMigrate.put(type.getId(), plan.recoversMigrate);
+			J.ClassDeclaration visited = super.visitClassDeclaration(type, ctx);
+			BackoffAnnotation ours = plan.annotations.get(type.getId());
+			if (ours != null) {
+				visited = visited.withPrefix(comment(visited.getPrefix(), ours, ctx, type.getSimpleName()));
+			}
+			if (this.acc.springRetryLeft && SpringRetryPlan.find(visited.getLeadingAnnotations(), ENABLE_RETRY) != null
+					&& SpringRetryPlan.find(visited.getLeadingAnnotations(), ENABLE_BACKOFF) == null) {
+				visited = JavaTemplate.builder("@" + ENABLE_BACKOFF)
+					.javaParser(JavaParser.fromJavaVersion().dependsOn(Stubs.ENABLE_BACKOFF))
+					.build()
+					.apply(updateCursor(visited), visited.getCoordinates()
+						.addAnnotation(Comparator.comparing(J.Annotation::getSimpleName)));
+				J.Annotation added = SpringRetryPlan.find(visited.getLeadingAnnotations(), ENABLE_BACKOFF);
+				if (added != null) {
+					doAfterVisit(ShortenFullyQualifiedTypeReferences.modifyOnly(added));
+				}
+				row(ctx, null, type.getSimpleName(), MigrationReport.HAND_MIGRATION,
+						"@EnableRetry kept beside @EnableBackoff for the Spring Retry code left");
+			}
+			J.Annotation breaker = SpringRetryPlan.find(visited.getLeadingAnnotations(), SpringRetryPlan.CIRCUIT_BREAKER);
+			if (breaker != null && !Comments.has(visited.getPrefix())) {
+				visited = visited.withPrefix(Comments.add(visited.getPrefix(), left("@CircuitBreaker")));
+				row(ctx, null, type.getSimpleName(), MigrationReport.HAND_MIGRATION, "@CircuitBreaker");
+			}
+			return visited;
+		}
+
+		@Override
+		public J.MethodDeclaration visitMethodDeclaration(J.MethodDeclaration method, ExecutionContext ctx) {
+			J.MethodDeclaration visited = super.visitMethodDeclaration(method, ctx);
+			J.ClassDeclaration type = getCursor().firstEnclosing(J.ClassDeclaration.class);
+			String element = ((type != null) ? type.getSimpleName() : "") + "#" + method.getSimpleName();
+			BackoffAnnotation ours = this.annotations.get(method.getId());
+			if (ours != null) {
+				visited = visited.withPrefix(comment(visited.getPrefix(), ours, ctx, element));
+			}
+			if (SpringRetryPlan.find(visited.getLeadingAnnotations(), SpringRetryPlan.CIRCUIT_BREAKER) != null
+					&& !Comments.has(visited.getPrefix())) {
+				visited = visited.withPrefix(Comments.add(visited.getPrefix(), left("@CircuitBreaker")));
+				row(ctx, null, element, MigrationReport.HAND_MIGRATION, "@CircuitBreaker");
+			}
+			if (type != null && Boolean.TRUE.equals(this.recoversMigrate.get(type.getId()))
+					&& SpringRetryPlan.find(visited.getLeadingAnnotations(), SpringRetryPlan.RECOVER) != null) {
+				visited = (J.MethodDeclaration) new RemoveAnnotationVisitor(
+						new AnnotationMatcher("@" + SpringRetryPlan.RECOVER))
+					.visitNonNull(visited, ctx, getCursor().getParentOrThrow());
+				maybeRemoveImport(SpringRetryPlan.RECOVER);
+			}
+			return visited;
+		}
+
+		@Override
+		public J.Annotation visitAnnotation(J.Annotation annotation, ExecutionContext ctx) {
+			Object owner = getCursor().getParentTreeCursor().getValue();
+			if (isOf(annotation, SpringRetryMapping.RETRYABLE) && owner instanceof J id) {
+				BackoffAnnotation ours = this.annotations.get(id.getId());
+				if (ours != null && ours.isMigratable()) {
+					J.Annotation replaced = replace(annotation, ours.source());
+					maybeRemoveImport(SpringRetryMapping.RETRYABLE);
+					maybeRemoveImport("org.springframework.retry.annotation.Backoff");
+					return replaced;
+				}
+				return annotation;
+			}
+			if (isOf(annotation, ENABLE_RETRY)) {
+				if (this.acc.springRetryLeft) {
+					// Kept for what stays on Spring Retry; @EnableBackoff is added to the type beside it.
+					return annotation;
+				}
+				maybeRemoveImport(ENABLE_RETRY);
+				return replace(annotation, "@" + ENABLE_BACKOFF);
+			}
+			return super.visitAnnotation(annotation, ctx);
+		}
+
+		private J.Annotation replace(J.Annotation annotation, String source) {
+			J.Annotation replaced = JavaTemplate.builder(source)
+				.javaParser(JavaParser.fromJavaVersion().dependsOn(Stubs.BACKOFF, Stubs.JITTER, Stubs.ENABLE_BACKOFF))
+				.build()
+				.apply(new Cursor(getCursor().getParentOrThrow(), annotation), annotation.getCoordinates().replace());
+			doAfterVisit(ShortenFullyQualifiedTypeReferences.modifyOnly(replaced));
+			return replaced;
+		}
+
+		private org.openrewrite.java.tree.Space comment(org.openrewrite.java.tree.Space prefix, BackoffAnnotation ours,
+				ExecutionContext ctx, String element) {
+			if (Comments.has(prefix)) {
+				return prefix;
+			}
+			if (!ours.isMigratable()) {
+				row(ctx, null, element, MigrationReport.HAND_MIGRATION, ours.unmigratable());
+				return Comments.add(prefix, left(ours.unmigratable()));
+			}
+			String comment = ours.comment();
+			if (comment == null) {
+				return prefix;
+			}
+			for (String note : ours.notes()) {
+				row(ctx, null, element, MigrationReport.NOT_EXACT, note);
+			}
+			return Comments.add(prefix, comment);
+		}
+
+		private void row(ExecutionContext ctx, @Nullable SourceFile file, String element, String kind, String detail) {
+			SourceFile source = (file != null) ? file : getCursor().firstEnclosingOrThrow(SourceFile.class);
+			MigrateSpringRetryCode.this.report.insertRow(ctx,
+					new MigrationReport.Row(source.getSourcePath().toString(), element, kind, detail));
+		}
+
+	}
+
+	static boolean isOf(J.Annotation annotation, String type) {
+		return org.openrewrite.java.tree.TypeUtils.isOfClassType(annotation.getType(), type);
+	}
+
+	static String left(String reason) {
+		return " " + Comments.TAG + ": left on Spring Retry, " + reason + " (see docs/migrating.md)";
+	}
+
+}

@@ -1,0 +1,171 @@
+package dev.backoff.rewrite;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+import org.openrewrite.java.JavaIsoVisitor;
+import org.openrewrite.java.tree.J;
+import org.openrewrite.java.tree.JavaType;
+import org.openrewrite.java.tree.Statement;
+import org.openrewrite.java.tree.TypeUtils;
+
+/**
+ * What {@link MigrateSpringRetryCode} does to one class: the {@code @Backoff} for each
+ * {@code @Retryable} (the type's and its methods', by the declaration's id), with its
+ * {@code fallback} linked to the {@code @Recover} method Spring Retry would call, and whether
+ * the class's {@code @Recover} annotations can go. Computed alike when scanning and editing.
+ */
+final class SpringRetryPlan {
+
+	static final String RECOVER = "org.springframework.retry.annotation.Recover";
+
+	static final String CIRCUIT_BREAKER = "org.springframework.retry.annotation.CircuitBreaker";
+
+	static final String SYNCHRONIZATION_MANAGER = "org.springframework.retry.support.RetrySynchronizationManager";
+
+	/** By the id of the declaration (method or class) that carries the {@code @Retryable}. */
+	final Map<UUID, BackoffAnnotation> annotations = new HashMap<>();
+
+	/** The {@code @Recover} annotations go when every {@code @Retryable} of the class migrates. */
+	boolean recoversMigrate = true;
+
+	private SpringRetryPlan() {
+	}
+
+	static SpringRetryPlan of(J.ClassDeclaration type) {
+		SpringRetryPlan plan = new SpringRetryPlan();
+		List<J.MethodDeclaration> methods = new ArrayList<>();
+		List<J.MethodDeclaration> recovers = new ArrayList<>();
+		for (Statement statement : type.getBody().getStatements()) {
+			if (statement instanceof J.MethodDeclaration method) {
+				methods.add(method);
+				if (find(method.getLeadingAnnotations(), RECOVER) != null) {
+					recovers.add(method);
+				}
+			}
+		}
+		J.Annotation onType = find(type.getLeadingAnnotations(), SpringRetryMapping.RETRYABLE);
+		if (onType != null) {
+			BackoffAnnotation ours = SpringRetryMapping.map(onType);
+			if (!recovers.isEmpty()) {
+				ours.unmigratable("@Retryable on the type with @Recover methods (Backoff's fallback is per method: "
+						+ "move @Backoff(fallback = ...) onto each method)");
+			}
+			plan.add(type.getId(), ours);
+		}
+		for (J.MethodDeclaration method : methods) {
+			J.Annotation retryable = find(method.getLeadingAnnotations(), SpringRetryMapping.RETRYABLE);
+			if (retryable == null) {
+				continue;
+			}
+			BackoffAnnotation ours = SpringRetryMapping.map(retryable);
+			if (readsSynchronizationManager(method)) {
+				ours.unmigratable("the method reads RetrySynchronizationManager (its retry count)");
+			}
+			fallback(method, new Attributes(retryable).string("recover"), recovers, ours);
+			plan.add(method.getId(), ours);
+		}
+		return plan;
+	}
+
+	private void add(UUID id, BackoffAnnotation ours) {
+		this.annotations.put(id, ours);
+		if (!ours.isMigratable()) {
+			this.recoversMigrate = false;
+		}
+	}
+
+	boolean leavesSpringRetry() {
+		return this.annotations.values().stream().anyMatch((ours) -> !ours.isMigratable());
+	}
+
+	/**
+	 * Spring Retry's own matching: the {@code recover} name when given; else a {@code @Recover}
+	 * method returning the method's type whose parameters are a failure and then the method's.
+	 */
+	private static void fallback(J.MethodDeclaration method, @Nullable String name, List<J.MethodDeclaration> recovers,
+			BackoffAnnotation ours) {
+		if (name != null) {
+			ours.string("fallback", name);
+			return;
+		}
+		if (recovers.isEmpty()) {
+			return;
+		}
+		Set<String> names = new LinkedHashSet<>();
+		for (J.MethodDeclaration recover : recovers) {
+			if (recovers(recover, method)) {
+				names.add(recover.getSimpleName());
+			}
+		}
+		if (names.size() == 1) {
+			ours.string("fallback", names.iterator().next());
+		}
+		else if (names.size() > 1) {
+			ours.unmigratable("@Recover methods of different names " + names + " could answer for it: "
+					+ "Backoff's fallback names one");
+		}
+		else {
+			ours.note("no @Recover method fits it: Spring Retry threw ExhaustedRetryException, "
+					+ "Backoff rethrows the last failure");
+		}
+	}
+
+	private static boolean recovers(J.MethodDeclaration recover, J.MethodDeclaration method) {
+		JavaType.Method recoverType = recover.getMethodType();
+		JavaType.Method methodType = method.getMethodType();
+		if (recoverType == null || methodType == null) {
+			return false;
+		}
+		if (!TypeUtils.isAssignableTo(recoverType.getReturnType(), methodType.getReturnType())
+				&& !TypeUtils.isOfType(recoverType.getReturnType(), methodType.getReturnType())) {
+			return false;
+		}
+		List<JavaType> parameters = recoverType.getParameterTypes();
+		if (parameters.isEmpty() || !TypeUtils.isAssignableTo("java.lang.Throwable", parameters.get(0))) {
+			return false;
+		}
+		List<JavaType> arguments = methodType.getParameterTypes();
+		if (parameters.size() != arguments.size() + 1) {
+			return false;
+		}
+		for (int i = 0; i < arguments.size(); i++) {
+			if (!TypeUtils.isAssignableTo(parameters.get(i + 1), arguments.get(i))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static boolean readsSynchronizationManager(J.MethodDeclaration method) {
+		AtomicBoolean reads = new AtomicBoolean();
+		new JavaIsoVisitor<AtomicBoolean>() {
+			@Override
+			public J.MethodInvocation visitMethodInvocation(J.MethodInvocation invocation, AtomicBoolean found) {
+				if (invocation.getMethodType() != null
+						&& TypeUtils.isOfClassType(invocation.getMethodType().getDeclaringType(), SYNCHRONIZATION_MANAGER)) {
+					found.set(true);
+				}
+				return super.visitMethodInvocation(invocation, found);
+			}
+		}.visit(method.getBody(), reads);
+		return reads.get();
+	}
+
+	static J.@Nullable Annotation find(List<J.Annotation> annotations, String type) {
+		for (J.Annotation annotation : annotations) {
+			if (TypeUtils.isOfClassType(annotation.getType(), type)) {
+				return annotation;
+			}
+		}
+		return null;
+	}
+
+}
