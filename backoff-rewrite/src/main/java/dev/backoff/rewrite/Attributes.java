@@ -6,6 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
+import org.openrewrite.Cursor;
+import org.openrewrite.PrintOutputCapture;
+import org.openrewrite.java.JavaPrinter;
 import org.openrewrite.java.tree.Expression;
 import org.openrewrite.java.tree.J;
 import org.openrewrite.java.tree.JavaType;
@@ -111,6 +114,13 @@ final class Attributes {
 		return classes;
 	}
 
+	/** @return an expression's source, as written */
+	static String print(Expression expression) {
+		PrintOutputCapture<Integer> out = new PrintOutputCapture<>(0);
+		new JavaPrinter<Integer>().visit(expression, out, new Cursor(null, Cursor.ROOT_VALUE));
+		return out.getOut().trim();
+	}
+
 	/** @return the type a class literal names, or {@code null} */
 	static JavaType.@Nullable FullyQualified classType(Expression classLiteral) {
 		if (classLiteral instanceof J.FieldAccess access && access.getSimpleName().equals("class")) {
@@ -119,13 +129,11 @@ final class Attributes {
 		return null;
 	}
 
-	/** @return a class array in source form, fully qualified where the type is known */
+	/** @return a class array in source form, as the source wrote it (its imports stay in use) */
 	static String classArray(List<Expression> classes) {
 		List<String> names = new ArrayList<>();
 		for (Expression element : classes) {
-			JavaType.FullyQualified type = classType(element);
-			names.add((type != null) ? type.getFullyQualifiedName().replace('$', '.') + ".class"
-					: element.printTrimmed(new org.openrewrite.Cursor(null, org.openrewrite.Cursor.ROOT_VALUE)));
+			names.add(print(element));
 		}
 		return (names.size() == 1) ? names.get(0) : "{ " + String.join(", ", names) + " }";
 	}

@@ -1,25 +1,30 @@
 package dev.backoff.rewrite;
 
 /**
- * Durations in milliseconds written as Backoff's string attributes read them ({@code 1s},
+ * Durations written as Backoff's string attributes read them ({@code 1s},
  * {@code 1500ms}, {@code 2m}): in the largest unit that holds the value exactly.
  */
 final class Durations {
 
-	private static final String[] SUFFIXES = { "d", "h", "m", "s", "ms" };
+	private static final String[] SUFFIXES = { "d", "h", "m", "s", "ms", "us", "ns" };
 
-	private static final long[] MILLIS = { 86_400_000L, 3_600_000L, 60_000L, 1_000L, 1L };
+	private static final long[] NANOS = { 86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L,
+			1_000_000_000L, 1_000_000L, 1_000L, 1L };
 
 	private Durations() {
 	}
 
 	static String format(long millis) {
-		if (millis == 0) {
+		return formatNanos(Math.multiplyExact(millis, 1_000_000L));
+	}
+
+	static String formatNanos(long nanos) {
+		if (nanos == 0) {
 			return "0ms";
 		}
-		for (int i = 0; i < MILLIS.length; i++) {
-			if (millis % MILLIS[i] == 0) {
-				return (millis / MILLIS[i]) + SUFFIXES[i];
+		for (int i = 0; i < NANOS.length; i++) {
+			if (nanos % NANOS[i] == 0) {
+				return (nanos / NANOS[i]) + SUFFIXES[i];
 			}
 		}
 		throw new IllegalStateException("unreachable");

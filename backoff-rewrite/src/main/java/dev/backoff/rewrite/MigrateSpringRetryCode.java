@@ -8,7 +8,6 @@ import java.util.TreeSet;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
-import org.openrewrite.Cursor;
 import org.openrewrite.ExecutionContext;
 import org.openrewrite.ScanningRecipe;
 import org.openrewrite.SourceFile;
@@ -236,10 +235,10 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 			if (isOf(annotation, SpringRetryMapping.RETRYABLE) && owner instanceof J id) {
 				BackoffAnnotation ours = this.annotations.get(id.getId());
 				if (ours != null && ours.isMigratable()) {
-					J.Annotation replaced = replace(annotation, ours.source());
+					// The imports go first, so that our Backoff no longer clashes with Spring Retry's when shortened.
 					maybeRemoveImport(SpringRetryMapping.RETRYABLE);
 					maybeRemoveImport("org.springframework.retry.annotation.Backoff");
-					return replaced;
+					return replace(annotation, ours.source());
 				}
 				return annotation;
 			}
@@ -255,10 +254,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 		}
 
 		private J.Annotation replace(J.Annotation annotation, String source) {
-			J.Annotation replaced = JavaTemplate.builder(source)
-				.javaParser(JavaParser.fromJavaVersion().dependsOn(Stubs.BACKOFF, Stubs.JITTER, Stubs.ENABLE_BACKOFF))
-				.build()
-				.apply(new Cursor(getCursor().getParentOrThrow(), annotation), annotation.getCoordinates().replace());
+			J.Annotation replaced = Templates.replace(source, annotation, getCursor().getParentOrThrow());
 			doAfterVisit(ShortenFullyQualifiedTypeReferences.modifyOnly(replaced));
 			return replaced;
 		}

@@ -83,7 +83,7 @@ final class SpringRetryMapping {
 		}
 		Long attempts = retry.longValue("maxAttempts");
 		if (attempts == null) {
-			ours.source("maxAttempts", "\"\" + " + retry.get("maxAttempts").printTrimmed(new org.openrewrite.Cursor(null, org.openrewrite.Cursor.ROOT_VALUE)));
+			ours.source("maxAttempts", "\"\" + " + Attributes.print(retry.get("maxAttempts")));
 		}
 		else if (attempts < 1) {
 			ours.unmigratable("maxAttempts = " + attempts + " (Backoff needs at least one call)");
@@ -117,7 +117,7 @@ final class SpringRetryMapping {
 				JavaType.FullyQualified in = Attributes.classType(include);
 				JavaType.FullyQualified out = Attributes.classType(exclude);
 				if (in != null && out != null && !TypeUtils.isOfType(in, out) && TypeUtils.isAssignableTo(out, in)) {
-					ours.note(in.getClassName() + " is retried by Spring Retry although it is a "
+					ours.note(in.getClassName() + " is retried by Spring Retry although a subclass of "
 							+ out.getClassName() + " (the closer class wins there); Backoff's abortOn always wins");
 				}
 			}
@@ -132,12 +132,15 @@ final class SpringRetryMapping {
 				ours.unmigratable("randomExpression (random or not decided by an expression)");
 			}
 			delayText = backoff.string("delayExpression");
-			if (delayText == null) {
+			if (delayText != null) {
+				delay = null;
+			}
+			else {
 				String attribute = backoff.has("delay") ? "delay" : backoff.has("value") ? "value" : null;
 				if (attribute != null) {
 					delay = backoff.longValue(attribute);
 					if (delay == null) {
-						delayText = "\"\" + " + backoff.get(attribute).printTrimmed(new org.openrewrite.Cursor(null, org.openrewrite.Cursor.ROOT_VALUE));
+						delayText = "\"\" + " + Attributes.print(backoff.get(attribute));
 					}
 				}
 			}
@@ -145,13 +148,13 @@ final class SpringRetryMapping {
 		String maxText = (backoff != null) ? backoff.string("maxDelayExpression") : null;
 		Long max = (backoff != null && maxText == null) ? backoff.longValue("maxDelay") : null;
 		if (backoff != null && maxText == null && backoff.has("maxDelay") && max == null) {
-			maxText = "\"\" + " + backoff.get("maxDelay").printTrimmed(new org.openrewrite.Cursor(null, org.openrewrite.Cursor.ROOT_VALUE));
+			maxText = "\"\" + " + Attributes.print(backoff.get("maxDelay"));
 		}
 		max = (max != null) ? max : (maxText == null) ? 0L : null;
 		String multiplierText = (backoff != null) ? backoff.string("multiplierExpression") : null;
 		Double multiplier = (backoff != null && multiplierText == null) ? backoff.doubleValue("multiplier") : null;
 		if (backoff != null && multiplierText == null && backoff.has("multiplier") && multiplier == null) {
-			multiplierText = "\"\" + " + backoff.get("multiplier").printTrimmed(new org.openrewrite.Cursor(null, org.openrewrite.Cursor.ROOT_VALUE));
+			multiplierText = "\"\" + " + Attributes.print(backoff.get("multiplier"));
 		}
 		multiplier = (multiplier != null) ? multiplier : (multiplierText == null) ? 0.0 : null;
 		boolean random = backoff != null && backoff.isTrue("random");

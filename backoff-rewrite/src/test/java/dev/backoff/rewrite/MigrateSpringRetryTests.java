@@ -4,45 +4,190 @@ import org.junit.jupiter.api.Test;
 import org.openrewrite.test.RecipeSpec;
 import org.openrewrite.test.RewriteTest;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.openrewrite.java.Assertions.java;
 
+/**
+ * Before and after for every row of docs/migrating.md's Spring Retry table: each test's name is
+ * the one the table gives.
+ */
 class MigrateSpringRetryTests implements RewriteTest {
+
+	private static final String SPRING_IMPORTS = """
+			import java.io.IOException;
+
+			import org.springframework.retry.annotation.Backoff;
+			import org.springframework.retry.annotation.Retryable;
+			""";
+
+	private static final String OUR_IMPORTS = """
+			import dev.backoff.Backoff;
+			import dev.backoff.Jitter;
+
+			import java.io.IOException;
+			""";
 
 	@Override
 	public void defaults(RecipeSpec spec) {
 		spec.recipe(new MigrateSpringRetryCode()).parser(Parsers.withRetryTypes());
 	}
 
+	/** A class with one retried method, its annotations (and a comment) given. */
+	static String quotes(String imports, String annotations) {
+		return """
+				package com.example;
+
+				%s
+				class Quotes {
+
+					%s
+					String fetch(String id) throws IOException {
+						return id;
+					}
+
+				}
+				""".formatted(imports, annotations.replace("\n", "\n\t"));
+	}
+
+	private void migrates(String before, String after) {
+		rewriteRun(java(quotes(SPRING_IMPORTS, before), quotes(OUR_IMPORTS, after)));
+	}
+
 	@Test
 	void defaultsAreOneSecondFixed() {
-		rewriteRun(java("""
-				package com.example;
+		// Spring Retry: 3 attempts, FixedBackOffPolicy of 1000 ms; ours: 3 attempts by default.
+		migrates("@Retryable", "@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
 
-				import org.springframework.retry.annotation.Retryable;
+	@Test
+	void maxAttempts() {
+		migrates("@Retryable(maxAttempts = 5)",
+				"@Backoff(maxAttempts = \"5\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
 
-				class Quotes {
+	@Test
+	void maxAttemptsExpressionPlaceholder() {
+		migrates("@Retryable(maxAttemptsExpression = \"${quotes.attempts:5}\")",
+				"@Backoff(maxAttempts = \"${quotes.attempts:5}\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
 
-					@Retryable
-					String fetch(String id) {
-						return id;
-					}
+	@Test
+	void fixedDelay() {
+		migrates("@Retryable(backoff = @Backoff(delay = 250))",
+				"@Backoff(baseDelay = \"250ms\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
 
-				}
-				""", """
-				package com.example;
+	@Test
+	void fixedDelayAsValue() {
+		migrates("@Retryable(backoff = @Backoff(2000))",
+				"@Backoff(baseDelay = \"2s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
 
-				import dev.backoff.Backoff;
-				import dev.backoff.Jitter;
+	@Test
+	void zeroDelayIsOneMillisecond() {
+		// FixedBackOffPolicy.setBackOffPeriod(0) waits 1 ms; multiplier = 0 means no multiplier.
+		migrates("@Retryable(backoff = @Backoff(delay = 0, multiplier = 0))",
+				"@Backoff(baseDelay = \"1ms\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
 
-				class Quotes {
+	@Test
+	void fixedDelayAboveOurDefaultCap() {
+		migrates("@Retryable(backoff = @Backoff(delay = 45000))",
+				"@Backoff(baseDelay = \"45s\", maxDelay = \"45s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
 
-					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)
-					String fetch(String id) {
-						return id;
-					}
+	@Test
+	void exponentialIsCappedAtThirtySecondsByDefault() {
+		// ExponentialBackOffPolicy.DEFAULT_MAX_INTERVAL when maxDelay is not above the delay.
+		migrates("@Retryable(maxAttempts = 6, backoff = @Backoff(delay = 100, multiplier = 2))",
+				"@Backoff(maxAttempts = \"6\", baseDelay = \"100ms\", maxDelay = \"30s\", multiplier = \"2\", jitter = Jitter.NONE)");
+	}
 
-				}
-				"""));
+	@Test
+	void exponentialWithMaxDelay() {
+		migrates("@Retryable(backoff = @Backoff(delay = 200, multiplier = 1.5, maxDelay = 5000))",
+				"@Backoff(baseDelay = \"200ms\", maxDelay = \"5s\", multiplier = \"1.5\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void exponentialWithMaxDelayBelowDelayUsesTheDefaultCap() {
+		migrates("@Retryable(backoff = @Backoff(delay = 2000, multiplier = 3, maxDelay = 1000))",
+				"@Backoff(baseDelay = \"2s\", maxDelay = \"30s\", multiplier = \"3\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void multiplierAtMostOneIsFixed() {
+		migrates("@Retryable(backoff = @Backoff(delay = 300, multiplier = 0.5))",
+				"@Backoff(baseDelay = \"300ms\", maxDelay = \"30s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void randomIsEqualJitter() {
+		migrates("@Retryable(backoff = @Backoff(delay = 100, multiplier = 2, random = true))", """
+				// Backoff migration, not exact: random = true waited between v(n) and multiplier x v(n); EQUAL jitter waits between v(n)/2 and v(n) (see docs/migrating.md)
+				@Backoff(baseDelay = "100ms", maxDelay = "30s", multiplier = "2", jitter = Jitter.EQUAL)""");
+	}
+
+	@Test
+	void uniformFromZeroIsFullJitter() {
+		// UniformRandomBackOffPolicy between 0 and 1000 ms is uniform(0, v) on a fixed v: FULL.
+		migrates("@Retryable(backoff = @Backoff(delay = 0, maxDelay = 1000))",
+				"@Backoff(baseDelay = \"1s\", maxDelay = \"1s\", multiplier = \"1\", jitter = Jitter.FULL)");
+	}
+
+	@Test
+	void uniformIsDecorrelatedJitter() {
+		migrates("@Retryable(backoff = @Backoff(delay = 500, maxDelay = 3000))", """
+				// Backoff migration, not exact: a wait drawn uniformly between 500ms and 3s is now DECORRELATED jitter between the same bounds (see docs/migrating.md)
+				@Backoff(baseDelay = "500ms", maxDelay = "3s", jitter = Jitter.DECORRELATED)""");
+	}
+
+	@Test
+	void delayExpressionPlaceholder() {
+		migrates("@Retryable(backoff = @Backoff(delayExpression = \"${quotes.delay:500}\"))",
+				"@Backoff(baseDelay = \"${quotes.delay:500}\", maxDelay = \"${quotes.delay:500}\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void beanExpressionsAreCarried() {
+		migrates("""
+				@Retryable(maxAttemptsExpression = "#{@quoteSettings.attempts}", backoff = @Backoff(delayExpression = "#{@quoteSettings.delay}", maxDelay = 5000, multiplier = 2))""",
+				"""
+				// Backoff migration, not exact: maxAttemptsExpression #{@quoteSettings.attempts} is a #{...} bean expression, which Backoff's string attributes must resolve as @Value does; delayExpression #{@quoteSettings.delay} is a #{...} bean expression, which Backoff's string attributes must resolve as @Value does; Spring Retry takes a delay under 1 ms as 1 ms and a maxDelay not above the delay as 30s; Backoff takes the values as they are and refuses a maxDelay below the baseDelay at start-up (see docs/migrating.md)
+				@Backoff(maxAttempts = "#{@quoteSettings.attempts}", baseDelay = "#{@quoteSettings.delay}", maxDelay = "5s", multiplier = "2", jitter = Jitter.NONE)""");
+	}
+
+	@Test
+	void retryForAndNoRetryFor() {
+		migrates("@Retryable(retryFor = IOException.class, noRetryFor = { IllegalStateException.class, IllegalArgumentException.class })",
+				"@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = IOException.class, abortOn = { IllegalStateException.class, IllegalArgumentException.class })");
+	}
+
+	@Test
+	void valueAndExcludeAreTheOldNames() {
+		migrates("@Retryable(value = IOException.class, exclude = IllegalStateException.class)",
+				"@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = IOException.class, abortOn = IllegalStateException.class)");
+	}
+
+	@Test
+	void includedSubclassOfAnExcludedClassIsReported() {
+		rewriteRun(java(quotes(SPRING_IMPORTS, "@Retryable(include = java.io.FileNotFoundException.class, exclude = IOException.class)"),
+				quotes(OUR_IMPORTS.replace("import java.io.IOException;", "import java.io.FileNotFoundException;\nimport java.io.IOException;"), """
+				// Backoff migration, not exact: FileNotFoundException is retried by Spring Retry although a subclass of IOException (the closer class wins there); Backoff's abortOn always wins (see docs/migrating.md)
+				@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, retryOn = FileNotFoundException.class, abortOn = IOException.class)""")));
+	}
+
+	@Test
+	void exceptionExpressionGetsAnExplicitRoot() {
+		migrates("@Retryable(exceptionExpression = \"message.contains('busy') and #root.cause != null\")",
+				"@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOnException = \"#exception.message.contains('busy') and #exception.cause != null\")");
+	}
+
+	@Test
+	void labelIsDropped() {
+		migrates("@Retryable(label = \"quotes\")", """
+				// Backoff migration, not exact: label dropped (Backoff names a method's meters by its class and method) (see docs/migrating.md)
+				@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)""");
 	}
 
 }

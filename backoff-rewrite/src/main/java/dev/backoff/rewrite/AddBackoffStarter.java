@@ -1,0 +1,113 @@
+package dev.backoff.rewrite;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+
+import org.jspecify.annotations.Nullable;
+import org.openrewrite.ExecutionContext;
+import org.openrewrite.Option;
+import org.openrewrite.ScanningRecipe;
+import org.openrewrite.Tree;
+import org.openrewrite.TreeVisitor;
+import org.openrewrite.maven.AddDependency;
+import org.openrewrite.xml.tree.Xml;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * Adds {@code dev.backoff:backoff-spring-boot-starter}, at the version of these recipes, to
+ * each Spring Boot Maven module whose code uses a type of {@link #getOnlyIfUsing()}: Maven's
+ * {@code AddDependency}, limited to poms that name {@code org.springframework.boot} (a parent,
+ * a BOM import or a dependency).
+ *
+ * @author The Backoff contributors
+ */
+public class AddBackoffStarter extends ScanningRecipe<AddDependency.Scanned> {
+
+	private final String onlyIfUsing;
+
+	private final transient AddDependency addDependency;
+
+	/**
+	 * @param onlyIfUsing a type pattern, such as {@code org.springframework.retry.annotation.*}
+	 */
+	@JsonCreator
+	public AddBackoffStarter(@JsonProperty("onlyIfUsing") String onlyIfUsing) {
+		this.onlyIfUsing = onlyIfUsing;
+		this.addDependency = new AddDependency("dev.backoff", "backoff-spring-boot-starter", version(), null, null,
+				null, onlyIfUsing, null, null, null, null, null);
+	}
+
+	/** @return the type pattern whose use in a module's code adds the starter to it */
+	@Option(displayName = "Only if using", description = "A type pattern whose use adds the starter.",
+			example = "org.springframework.retry.annotation.*")
+	public String getOnlyIfUsing() {
+		return this.onlyIfUsing;
+	}
+
+	@Override
+	public String getDisplayName() {
+		return "Add the Backoff Spring Boot starter";
+	}
+
+	@Override
+	public String getDescription() {
+		return "Adds `dev.backoff:backoff-spring-boot-starter` to the Spring Boot modules that used the retry "
+				+ "annotations being migrated.";
+	}
+
+	@Override
+	public AddDependency.Scanned getInitialValue(ExecutionContext ctx) {
+		return this.addDependency.getInitialValue(ctx);
+	}
+
+	@Override
+	public TreeVisitor<?, ExecutionContext> getScanner(AddDependency.Scanned acc) {
+		return this.addDependency.getScanner(acc);
+	}
+
+	@Override
+	public TreeVisitor<?, ExecutionContext> getVisitor(AddDependency.Scanned acc) {
+		TreeVisitor<?, ExecutionContext> add = this.addDependency.getVisitor(acc);
+		return new TreeVisitor<Tree, ExecutionContext>() {
+
+			@Override
+			public @Nullable Tree visit(@Nullable Tree tree, ExecutionContext ctx) {
+				if (tree instanceof Xml.Document document && document.printAll().contains("org.springframework.boot")) {
+					return add.visit(tree, ctx);
+				}
+				return tree;
+			}
+
+		};
+	}
+
+	@Override
+	public boolean equals(Object other) {
+		return other instanceof AddBackoffStarter starter && this.onlyIfUsing.equals(starter.onlyIfUsing);
+	}
+
+	@Override
+	public int hashCode() {
+		return this.onlyIfUsing.hashCode();
+	}
+
+	/** @return the version these recipes were built at, which is the starter's */
+	static String version() {
+		Properties properties = new Properties();
+		try (InputStream in = AddBackoffStarter.class.getResourceAsStream("backoff-rewrite.properties")) {
+			if (in == null) {
+				throw new IllegalStateException("backoff-rewrite.properties is missing from the recipes' jar");
+			}
+			properties.load(in);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		return properties.getProperty("version");
+	}
+
+}
