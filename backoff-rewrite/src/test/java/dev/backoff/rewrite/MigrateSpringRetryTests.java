@@ -190,4 +190,416 @@ class MigrateSpringRetryTests implements RewriteTest {
 				@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)""");
 	}
 
+	@Test
+	void recoverByShapeBecomesTheFallback() {
+		// Spring Retry's shape (failure first) is kept: the runtime accepts it (issue 31, item 3).
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Recover;
+				import org.springframework.retry.annotation.Retryable;
+
+				class Quotes {
+
+					@Retryable
+					String fetch(String id) {
+						return id;
+					}
+
+					@Recover
+					String cached(RuntimeException failure, String id) {
+						return "cached " + id;
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				class Quotes {
+
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "cached")
+					String fetch(String id) {
+						return id;
+					}
+
+					String cached(RuntimeException failure, String id) {
+						return "cached " + id;
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void recoverByNameAndOverloadsByFailureType() {
+		// Both overloads stay: the runtime picks the one whose failure parameter fits (item 3).
+		rewriteRun(java("""
+				package com.example;
+
+				import java.io.IOException;
+
+				import org.springframework.retry.annotation.Recover;
+				import org.springframework.retry.annotation.Retryable;
+
+				class Quotes {
+
+					@Retryable(recover = "fallback")
+					String fetch(String id) throws IOException {
+						return id;
+					}
+
+					@Recover
+					String fallback(IOException failure, String id) {
+						return "io " + id;
+					}
+
+					@Recover
+					String fallback(IllegalStateException failure, String id) {
+						return "state " + id;
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import java.io.IOException;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				class Quotes {
+
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "fallback")
+					String fetch(String id) throws IOException {
+						return id;
+					}
+
+					String fallback(IOException failure, String id) {
+						return "io " + id;
+					}
+
+					String fallback(IllegalStateException failure, String id) {
+						return "state " + id;
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void recoverMethodsOfDifferentNamesAreLeft() {
+		rewriteRun(spec -> spec.dataTable(MigrationReport.Row.class, (rows) -> assertThat(rows)
+			.extracting(MigrationReport.Row::element, MigrationReport.Row::kind)
+			.contains(org.assertj.core.groups.Tuple.tuple("Quotes#fetch", MigrationReport.HAND_MIGRATION))),
+				java("""
+						package com.example;
+
+						import org.springframework.retry.annotation.Recover;
+						import org.springframework.retry.annotation.Retryable;
+
+						class Quotes {
+
+							@Retryable
+							String fetch(String id) {
+								return id;
+							}
+
+							@Recover
+							String cached(RuntimeException failure, String id) {
+								return "cached";
+							}
+
+							@Recover
+							String empty(IllegalStateException failure, String id) {
+								return "";
+							}
+
+						}
+						""", """
+						package com.example;
+
+						import org.springframework.retry.annotation.Recover;
+						import org.springframework.retry.annotation.Retryable;
+
+						class Quotes {
+
+							// Backoff migration: left on Spring Retry, @Recover methods of different names [cached, empty] could answer for it: Backoff's fallback names one (see docs/migrating.md)
+							@Retryable
+							String fetch(String id) {
+								return id;
+							}
+
+							@Recover
+							String cached(RuntimeException failure, String id) {
+								return "cached";
+							}
+
+							@Recover
+							String empty(IllegalStateException failure, String id) {
+								return "";
+							}
+
+						}
+						"""));
+	}
+
+	@Test
+	void statefulListenersAndInterceptorAreLeftWhole() {
+		rewriteRun(spec -> spec.dataTable(MigrationReport.Row.class, (rows) -> assertThat(rows)
+			.extracting(MigrationReport.Row::element)
+			.containsExactlyInAnyOrder("Orders#place", "Orders#cancel", "Orders#ship", "Orders#count", "Orders")),
+				java("""
+						package com.example;
+
+						import org.springframework.retry.annotation.Backoff;
+						import org.springframework.retry.annotation.Retryable;
+						import org.springframework.retry.support.RetrySynchronizationManager;
+
+						class Orders {
+
+							@Retryable(stateful = true, backoff = @Backoff(500))
+							void place(String id) {
+							}
+
+							@Retryable(listeners = "auditListener")
+							void cancel(String id) {
+							}
+
+							@Retryable(interceptor = "orderInterceptor")
+							void ship(String id) {
+							}
+
+							@Retryable
+							int count() {
+								return RetrySynchronizationManager.getContext().getRetryCount();
+							}
+
+							// Spring Retry's Backoff is still imported: ours stays fully qualified.
+							@Retryable(backoff = @Backoff(200))
+							void refund(String id) {
+							}
+
+						}
+						""", """
+						package com.example;
+
+						import dev.backoff.Jitter;
+						import org.springframework.retry.annotation.Backoff;
+						import org.springframework.retry.annotation.Retryable;
+						import org.springframework.retry.support.RetrySynchronizationManager;
+
+						// Backoff migration: left on Spring Retry, uses RetrySynchronizationManager: migrate to BackoffExecutor by hand (see docs/migrating.md)
+						class Orders {
+
+							// Backoff migration: left on Spring Retry, stateful retry (rethrows and retries on the next call with the same arguments) (see docs/migrating.md)
+							@Retryable(stateful = true, backoff = @Backoff(500))
+							void place(String id) {
+							}
+
+							// Backoff migration: left on Spring Retry, listeners = RetryListener beans (see docs/migrating.md)
+							@Retryable(listeners = "auditListener")
+							void cancel(String id) {
+							}
+
+							// Backoff migration: left on Spring Retry, interceptor = a retry interceptor bean (see docs/migrating.md)
+							@Retryable(interceptor = "orderInterceptor")
+							void ship(String id) {
+							}
+
+							// Backoff migration: left on Spring Retry, the method reads RetrySynchronizationManager (its retry count) (see docs/migrating.md)
+							@Retryable
+							int count() {
+								return RetrySynchronizationManager.getContext().getRetryCount();
+							}
+
+							// Spring Retry's Backoff is still imported: ours stays fully qualified.
+							@dev.backoff.Backoff(baseDelay = "200ms", multiplier = "1", jitter = Jitter.NONE)
+							void refund(String id) {
+							}
+
+						}
+						"""));
+	}
+
+	@Test
+	void circuitBreakerIsLeft() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.CircuitBreaker;
+
+				class Inventory {
+
+					@CircuitBreaker(maxAttempts = 2)
+					int stock(String sku) {
+						return 0;
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import org.springframework.retry.annotation.CircuitBreaker;
+
+				class Inventory {
+
+					// Backoff migration: left on Spring Retry, @CircuitBreaker (see docs/migrating.md)
+					@CircuitBreaker(maxAttempts = 2)
+					int stock(String sku) {
+						return 0;
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void retryTemplateIsLeft() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.support.RetryTemplate;
+
+				class Prices {
+
+					private final RetryTemplate template = RetryTemplate.builder().maxAttempts(4).fixedBackoff(200).build();
+
+					int price(String sku) {
+						return this.template.execute((context) -> 42);
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import org.springframework.retry.support.RetryTemplate;
+
+				// Backoff migration: left on Spring Retry, uses RetryTemplate: migrate to BackoffExecutor by hand (see docs/migrating.md)
+				class Prices {
+
+					private final RetryTemplate template = RetryTemplate.builder().maxAttempts(4).fixedBackoff(200).build();
+
+					int price(String sku) {
+						return this.template.execute((context) -> 42);
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void enableRetryBecomesEnableBackoff() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.context.annotation.Configuration;
+				import org.springframework.retry.annotation.EnableRetry;
+
+				@Configuration
+				@EnableRetry(proxyTargetClass = true)
+				class RetryTestConfiguration {
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.spring.EnableBackoff;
+				import org.springframework.context.annotation.Configuration;
+
+				@Configuration
+				@EnableBackoff
+				class RetryTestConfiguration {
+				}
+				"""));
+	}
+
+	@Test
+	void enableRetryStaysBesideEnableBackoffWhileSpringRetryCodeIsLeft() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.EnableRetry;
+
+				@EnableRetry
+				class Application {
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.spring.EnableBackoff;
+				import org.springframework.retry.annotation.EnableRetry;
+
+				@EnableBackoff
+				@EnableRetry
+				class Application {
+				}
+				"""), java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				class Orders {
+
+					// Backoff migration: left on Spring Retry, stateful retry (rethrows and retries on the next call with the same arguments) (see docs/migrating.md)
+					@Retryable(stateful = true)
+					void place(String id) {
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void typeLevelRetryable() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				@Retryable(maxAttempts = 4)
+				class Quotes {
+
+					String fetch(String id) {
+						return id;
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				@Backoff(maxAttempts = "4", baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)
+				class Quotes {
+
+					String fetch(String id) {
+						return id;
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void frameworkRetryableIsLeftAlone() {
+		// Same simple name, other package: MigrateSpringRetry must not touch it.
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.resilience.annotation.Retryable;
+
+				class Quotes {
+
+					@Retryable(maxRetries = 2)
+					String fetch(String id) {
+						return id;
+					}
+
+				}
+				"""));
+	}
+
 }
