@@ -46,6 +46,11 @@ final class BackoffAnnotation {
 		this.attributes.put("jitter", JITTER + "." + constant);
 	}
 
+	/** @return the attribute's source, or {@code null} */
+	@Nullable String get(String name) {
+		return this.attributes.get(name);
+	}
+
 	boolean has(String name) {
 		return this.attributes.containsKey(name);
 	}

@@ -49,7 +49,14 @@ final class FrameworkRetryableMapping {
 		Long max = duration(retry, "maxDelay", unit, null, "maxDelay", ours);
 		if (!ours.has("maxDelay")) {
 			// Framework's maxDelay is unlimited: no cap is reached if ours sits at the last ceiling.
-			if (base != null && multiplier != null && retries != null) {
+			String baseSource = ours.get("baseDelay");
+			if (Double.valueOf(1.0).equals(multiplier) && base == null) {
+				if (baseSource != null) {
+					ours.source("maxDelay", baseSource);	// a fixed delay: the cap is the delay
+				}
+			}
+			else if (Double.valueOf(1.0).equals(multiplier) || base != null && multiplier != null && retries != null) {
+				retries = Double.valueOf(1.0).equals(multiplier) ? Long.valueOf(1) : retries;
 				double top = base * Math.pow(multiplier, Math.max(retries - 1, 0));
 				if (top > OUR_MAX_DELAY_NANOS) {
 					long nanos = (top >= Long.MAX_VALUE) ? Long.MAX_VALUE : (long) Math.ceil(top);

@@ -1,0 +1,242 @@
+package dev.backoff.rewrite;
+
+import org.junit.jupiter.api.Test;
+import org.openrewrite.test.RecipeSpec;
+import org.openrewrite.test.RewriteTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.openrewrite.java.Assertions.java;
+
+/**
+ * Before and after for every row of docs/migrating.md's Spring Framework table: each test's
+ * name is the one the table gives.
+ */
+class MigrateFrameworkRetryableTests implements RewriteTest {
+
+	private static final String FRAMEWORK_IMPORTS = """
+			import java.io.IOException;
+			import java.util.concurrent.TimeUnit;
+
+			import org.springframework.resilience.annotation.Retryable;
+			""";
+
+	private static final String OUR_IMPORTS = """
+			import dev.backoff.Backoff;
+			import dev.backoff.Jitter;
+
+			import java.io.IOException;
+			""";
+
+	@Override
+	public void defaults(RecipeSpec spec) {
+		spec.recipe(new MigrateFrameworkRetryableCode()).parser(Parsers.withRetryTypes());
+	}
+
+	private void migrates(String before, String after) {
+		rewriteRun(java(MigrateSpringRetryTests.quotes(FRAMEWORK_IMPORTS, before),
+				MigrateSpringRetryTests.quotes(OUR_IMPORTS, after)));
+	}
+
+	@Test
+	void defaultsAreFourAttemptsOneSecondFixed() {
+		// maxRetries 3 retries after the first call = 4 attempts; delay 1000 ms; multiplier 1.
+		migrates("@Retryable", "@Backoff(maxAttempts = \"4\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void maxRetriesCountsRetries() {
+		migrates("@Retryable(maxRetries = 5)",
+				"@Backoff(maxAttempts = \"6\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void delayMultiplierAndMaxDelay() {
+		migrates("@Retryable(delay = 100, multiplier = 2, maxDelay = 2000)",
+				"@Backoff(maxAttempts = \"4\", baseDelay = \"100ms\", maxDelay = \"2s\", multiplier = \"2\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void unlimitedMaxDelayIsTheLastCeilingWhenAboveOurDefault() {
+		// Waits 5, 15, 45 s: our default cap (20 s) would shorten the last, so maxDelay is 45 s.
+		migrates("@Retryable(delay = 5000, multiplier = 3)",
+				"@Backoff(maxAttempts = \"4\", baseDelay = \"5s\", maxDelay = \"45s\", multiplier = \"3\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void timeUnitConvertsDurations() {
+		migrates("@Retryable(delay = 2, maxDelay = 10, multiplier = 2, timeUnit = TimeUnit.SECONDS)",
+				"@Backoff(maxAttempts = \"4\", baseDelay = \"2s\", maxDelay = \"10s\", multiplier = \"2\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void delayStringIsCarried() {
+		migrates("@Retryable(delayString = \"${quotes.delay:250ms}\", maxRetriesString = \"4\")",
+				"@Backoff(maxAttempts = \"5\", baseDelay = \"${quotes.delay:250ms}\", maxDelay = \"${quotes.delay:250ms}\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void maxRetriesPlaceholderAddsTheFirstCall() {
+		migrates("@Retryable(maxRetriesString = \"${quotes.retries}\")", """
+				// Backoff migration, not exact: maxRetriesString ${quotes.retries} is now a #{...} bean expression adding the first call, which Backoff's string attributes must resolve as @Value does (see docs/migrating.md)
+				@Backoff(maxAttempts = "#{(${quotes.retries}) + 1}", baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)""");
+	}
+
+	@Test
+	void jitterIsEqualJitter() {
+		migrates("@Retryable(delay = 1000, jitter = 200)", """
+				// Backoff migration, not exact: jitter of +/- a fixed amount is now EQUAL jitter: waits between v(n)/2 and v(n) (see docs/migrating.md)
+				@Backoff(maxAttempts = "4", baseDelay = "1s", multiplier = "1", jitter = Jitter.EQUAL)""");
+	}
+
+	@Test
+	void timeoutIsMaxElapsed() {
+		migrates("@Retryable(timeout = 30000)",
+				"@Backoff(maxAttempts = \"4\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, maxElapsed = \"30s\")");
+	}
+
+	@Test
+	void includesAndExcludes() {
+		migrates("@Retryable(includes = IOException.class, excludes = { IllegalStateException.class })",
+				"@Backoff(maxAttempts = \"4\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = IOException.class, abortOn = IllegalStateException.class)");
+	}
+
+	@Test
+	void valueIsIncludes() {
+		migrates("@Retryable(IOException.class)",
+				"@Backoff(maxAttempts = \"4\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = IOException.class)");
+	}
+
+	@Test
+	void predicateIsLeft() {
+		rewriteRun(spec -> spec.dataTable(MigrationReport.Row.class, (rows) -> assertThat(rows)
+			.extracting(MigrationReport.Row::kind)
+			.containsExactly(MigrationReport.HAND_MIGRATION)), java("""
+				package com.example;
+
+				import java.lang.reflect.Method;
+
+				import org.springframework.resilience.annotation.Retryable;
+				import org.springframework.resilience.retry.MethodRetryPredicate;
+
+				class Quotes {
+
+					@Retryable(predicate = Transient.class)
+					String fetch(String id) {
+						return id;
+					}
+
+					static class Transient implements MethodRetryPredicate {
+
+						@Override
+						public boolean shouldRetry(Method method, Throwable failure) {
+							return true;
+						}
+
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import java.lang.reflect.Method;
+
+				import org.springframework.resilience.annotation.Retryable;
+				import org.springframework.resilience.retry.MethodRetryPredicate;
+
+				class Quotes {
+
+					// Backoff migration: left on Spring Framework's @Retryable, predicate = a MethodRetryPredicate class (write it as a bean and name it in retryOnException = "@bean.shouldRetry(...)") (see docs/migrating.md)
+					@Retryable(predicate = Transient.class)
+					String fetch(String id) {
+						return id;
+					}
+
+					static class Transient implements MethodRetryPredicate {
+
+						@Override
+						public boolean shouldRetry(Method method, Throwable failure) {
+							return true;
+						}
+
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void enableResilientMethodsBecomesEnableBackoff() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.resilience.annotation.EnableResilientMethods;
+
+				@EnableResilientMethods
+				class Application {
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.spring.EnableBackoff;
+
+				@EnableBackoff
+				class Application {
+				}
+				"""));
+	}
+
+	@Test
+	void enableResilientMethodsStaysForConcurrencyLimit() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.resilience.annotation.EnableResilientMethods;
+
+				@EnableResilientMethods
+				class Application {
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.spring.EnableBackoff;
+				import org.springframework.resilience.annotation.EnableResilientMethods;
+
+				@EnableBackoff
+				@EnableResilientMethods
+				class Application {
+				}
+				"""), java("""
+				package com.example;
+
+				import org.springframework.resilience.annotation.ConcurrencyLimit;
+
+				class Reports {
+
+					@ConcurrencyLimit(2)
+					void render() {
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void springRetryIsLeftAlone() {
+		// Same simple name, other package: MigrateFrameworkRetryable must not touch it.
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				class Quotes {
+
+					@Retryable(maxAttempts = 2)
+					String fetch(String id) {
+						return id;
+					}
+
+				}
+				"""));
+	}
+
+}
