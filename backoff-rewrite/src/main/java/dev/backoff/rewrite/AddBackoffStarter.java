@@ -3,6 +3,7 @@ package dev.backoff.rewrite;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Objects;
 import java.util.Properties;
 
 import org.jspecify.annotations.Nullable;
@@ -29,16 +30,21 @@ public class AddBackoffStarter extends ScanningRecipe<AddDependency.Scanned> {
 
 	private final String onlyIfUsing;
 
+	private final @Nullable String version;
+
 	private final transient AddDependency addDependency;
 
 	/**
 	 * @param onlyIfUsing a type pattern, such as {@code org.springframework.retry.annotation.*}
+	 * @param version the starter's version, or {@code null} for these recipes' own
 	 */
 	@JsonCreator
-	public AddBackoffStarter(@JsonProperty("onlyIfUsing") String onlyIfUsing) {
+	public AddBackoffStarter(@JsonProperty("onlyIfUsing") String onlyIfUsing,
+			@JsonProperty("version") @Nullable String version) {
 		this.onlyIfUsing = onlyIfUsing;
-		this.addDependency = new AddDependency("dev.backoff", "backoff-spring-boot-starter", version(), null, null,
-				null, onlyIfUsing, null, null, null, null, null);
+		this.version = version;
+		this.addDependency = new AddDependency("dev.backoff", "backoff-spring-boot-starter",
+				(version != null) ? version : version(), null, null, null, onlyIfUsing, null, null, null, null, null);
 	}
 
 	/** @return the type pattern whose use in a module's code adds the starter to it */
@@ -46,6 +52,13 @@ public class AddBackoffStarter extends ScanningRecipe<AddDependency.Scanned> {
 			example = "org.springframework.retry.annotation.*")
 	public String getOnlyIfUsing() {
 		return this.onlyIfUsing;
+	}
+
+	/** @return the starter's version, or {@code null} for these recipes' own */
+	@Option(displayName = "Version", description = "The starter's version; these recipes' own when not set.",
+			example = "0.1.0", required = false)
+	public @Nullable String getVersion() {
+		return this.version;
 	}
 
 	@Override
@@ -87,12 +100,13 @@ public class AddBackoffStarter extends ScanningRecipe<AddDependency.Scanned> {
 
 	@Override
 	public boolean equals(Object other) {
-		return other instanceof AddBackoffStarter starter && this.onlyIfUsing.equals(starter.onlyIfUsing);
+		return other instanceof AddBackoffStarter starter && Objects.equals(this.onlyIfUsing, starter.onlyIfUsing)
+				&& Objects.equals(this.version, starter.version);
 	}
 
 	@Override
 	public int hashCode() {
-		return this.onlyIfUsing.hashCode();
+		return Objects.hash(this.onlyIfUsing, this.version);
 	}
 
 	/** @return the version these recipes were built at, which is the starter's */
