@@ -425,6 +425,48 @@ class MigrateSpringRetryTests implements RewriteTest {
 	}
 
 	@Test
+	void expressionsEvaluatedPerRetryAreLeftWhole() {
+		// Without #{...}, Spring Retry evaluates them on every retry with the arguments.
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Backoff;
+				import org.springframework.retry.annotation.Retryable;
+
+				class Orders {
+
+					@Retryable(maxAttemptsExpression = "args[0] > 1 ? 5 : 2")
+					void place(int priority) {
+					}
+
+					@Retryable(backoff = @Backoff(multiplier = 2, randomExpression = "${orders.random}"))
+					void cancel(int priority) {
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import org.springframework.retry.annotation.Backoff;
+				import org.springframework.retry.annotation.Retryable;
+
+				class Orders {
+
+					// Backoff migration: left on Spring Retry, maxAttemptsExpression "args[0] > 1 ? 5 : 2" is evaluated on every retry (no #{...}): Backoff reads its attributes once (see docs/migrating.md)
+					@Retryable(maxAttemptsExpression = "args[0] > 1 ? 5 : 2")
+					void place(int priority) {
+					}
+
+					// Backoff migration: left on Spring Retry, randomExpression (random or not decided by an expression) (see docs/migrating.md)
+					@Retryable(backoff = @Backoff(multiplier = 2, randomExpression = "${orders.random}"))
+					void cancel(int priority) {
+					}
+
+				}
+				"""));
+	}
+
+	@Test
 	void circuitBreakerIsLeft() {
 		rewriteRun(java("""
 				package com.example;
