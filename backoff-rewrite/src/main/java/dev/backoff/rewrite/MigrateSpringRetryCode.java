@@ -43,6 +43,8 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 
 	private static final String SPRING_RETRY_PACKAGE = "org.springframework.retry.";
 
+	private static final String REPORTED_POMS = MigrateSpringRetryCode.class.getName() + ".reportedPoms";
+
 	private final transient MigrationReport report = new MigrationReport(this);
 
 	@Override
@@ -107,7 +109,9 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 					if (!acc.springRetryLeft) {
 						return maven.visit(tree, ctx);
 					}
-					if (hasSpringRetry(document)) {
+					// One row per pom, however many cycles the run takes.
+					Set<String> reported = ctx.computeMessageIfAbsent(REPORTED_POMS, (key) -> new java.util.HashSet<>());
+					if (hasSpringRetry(document) && reported.add(document.getSourcePath().toString())) {
 						MigrateSpringRetryCode.this.report.insertRow(ctx,
 								new MigrationReport.Row(document.getSourcePath().toString(),
 										"org.springframework.retry:spring-retry", MigrationReport.HAND_MIGRATION,

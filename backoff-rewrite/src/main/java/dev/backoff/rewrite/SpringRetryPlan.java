@@ -107,6 +107,15 @@ final class SpringRetryPlan {
 		}
 		if (names.size() == 1) {
 			ours.string("fallback", names.iterator().next());
+			for (J.MethodDeclaration recover : recovers) {
+				if (recover.getSimpleName().equals(names.iterator().next()) && recover.getMethodType() != null
+						&& method.getMethodType() != null && !TypeUtils.isOfType(recover.getMethodType().getReturnType(),
+								method.getMethodType().getReturnType())) {
+					ours.note("the fallback returns a supertype of the method's type, which Spring Retry allows: "
+							+ "Backoff checks at start-up that it returns the method's type");
+					break;
+				}
+			}
 		}
 		else if (names.size() > 1) {
 			ours.unmigratable("@Recover methods of different names " + names + " could answer for it: "

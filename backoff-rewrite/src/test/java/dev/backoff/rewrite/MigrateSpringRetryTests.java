@@ -290,6 +290,84 @@ class MigrateSpringRetryTests implements RewriteTest {
 	}
 
 	@Test
+	void interfaceDeclarationsAreMigratedWhereTheyStand() {
+		// Spring Retry reads them from the interface; Backoff's runtime must too (issue 31, item 6).
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Recover;
+				import org.springframework.retry.annotation.Retryable;
+
+				interface QuoteClient {
+
+					@Retryable(maxAttempts = 2)
+					String fetch(String id);
+
+					@Recover
+					String cached(RuntimeException failure, String id);
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				interface QuoteClient {
+
+					@Backoff(maxAttempts = "2", baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "cached")
+					String fetch(String id);
+
+					String cached(RuntimeException failure, String id);
+
+				}
+				"""));
+	}
+
+	@Test
+	void recoverReturningASupertypeIsReported() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Recover;
+				import org.springframework.retry.annotation.Retryable;
+
+				class Quotes {
+
+					@Retryable
+					String fetch(String id) {
+						return id;
+					}
+
+					@Recover
+					Object cached(RuntimeException failure, String id) {
+						return "cached";
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				class Quotes {
+
+					// Backoff migration, not exact: the fallback returns a supertype of the method's type, which Spring Retry allows: Backoff checks at start-up that it returns the method's type (see docs/migrating.md)
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "cached")
+					String fetch(String id) {
+						return id;
+					}
+
+					Object cached(RuntimeException failure, String id) {
+						return "cached";
+					}
+
+				}
+				"""));
+	}
+
+	@Test
 	void recoverMethodsOfDifferentNamesAreLeft() {
 		rewriteRun(spec -> spec.dataTable(MigrationReport.Row.class, (rows) -> assertThat(rows)
 			.extracting(MigrationReport.Row::element, MigrationReport.Row::kind)
