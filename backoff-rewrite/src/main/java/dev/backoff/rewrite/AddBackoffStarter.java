@@ -23,8 +23,6 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * each Spring Boot Maven module whose code uses a type of {@link #getOnlyIfUsing()}: Maven's
  * {@code AddDependency}, limited to poms that name {@code org.springframework.boot} (a parent,
  * a BOM import or a dependency).
- *
- * @author The Backoff contributors
  */
 public class AddBackoffStarter extends ScanningRecipe<AddDependency.Scanned> {
 

@@ -20,8 +20,6 @@ import org.openrewrite.java.tree.Space;
  * {@code @EnableBackoff}, or stays beside it while {@code @ConcurrencyLimit} (or a
  * {@code @Retryable} left for hand migration) still needs it. Spring Retry's {@code @Retryable},
  * of the same simple name, is left alone.
- *
- * @author The Backoff contributors
  */
 public class MigrateFrameworkRetryableCode extends ScanningRecipe<MigrateFrameworkRetryableCode.Accumulator> {
 

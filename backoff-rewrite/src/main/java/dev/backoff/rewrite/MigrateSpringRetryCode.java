@@ -32,8 +32,6 @@ import org.openrewrite.xml.tree.Xml;
  * {@code @EnableBackoff}; what cannot migrate is left whole with a comment and a row in the
  * {@link MigrationReport}, and {@code org.springframework.retry:spring-retry} leaves the Maven
  * build only when no Spring Retry code is left in the project.
- *
- * @author The Backoff contributors
  */
 public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCode.Accumulator> {
 

@@ -8,8 +8,6 @@ import org.openrewrite.Recipe;
  * What a migration did not carry over exactly, and what it left for a person: one row per
  * attribute whose Backoff equivalent differs, per annotation or class left untouched, and for
  * the Spring Retry dependency when it has to stay.
- *
- * @author The Backoff contributors
  */
 public class MigrationReport extends DataTable<MigrationReport.Row> {
 
