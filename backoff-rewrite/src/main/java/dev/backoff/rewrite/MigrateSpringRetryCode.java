@@ -153,7 +153,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 
 		private final Map<UUID, BackoffAnnotation> annotations = new HashMap<>();
 
-		private final Map<UUID, Boolean> recoversMigrate = new HashMap<>();
+		private final Map<UUID, SpringRetryPlan> plans = new HashMap<>();
 
 		JavaVisitor(Accumulator acc) {
 			this.acc = acc;
@@ -179,7 +179,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 		public J.ClassDeclaration visitClassDeclaration(J.ClassDeclaration type, ExecutionContext ctx) {
 			SpringRetryPlan plan = SpringRetryPlan.of(type);
 			this.annotations.putAll(plan.annotations);
-			this.recoversMigrate.put(type.getId(), plan.recoversMigrate);
+			this.plans.put(type.getId(), plan);
 			J.ClassDeclaration visited = super.visitClassDeclaration(type, ctx);
 			BackoffAnnotation ours = plan.annotations.get(type.getId());
 			if (ours != null) {
@@ -221,12 +221,20 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 				visited = visited.withPrefix(Comments.add(visited.getPrefix(), left("@CircuitBreaker")));
 				row(ctx, null, element, MigrationReport.HAND_MIGRATION, "@CircuitBreaker");
 			}
-			if (type != null && Boolean.TRUE.equals(this.recoversMigrate.get(type.getId()))
-					&& SpringRetryPlan.find(visited.getLeadingAnnotations(), SpringRetryPlan.RECOVER) != null) {
-				visited = (J.MethodDeclaration) new RemoveAnnotationVisitor(
-						new AnnotationMatcher("@" + SpringRetryPlan.RECOVER))
-					.visitNonNull(visited, ctx, getCursor().getParentOrThrow());
-				maybeRemoveImport(SpringRetryPlan.RECOVER);
+			SpringRetryPlan plan = (type != null) ? this.plans.get(type.getId()) : null;
+			if (plan != null && SpringRetryPlan.find(visited.getLeadingAnnotations(), SpringRetryPlan.RECOVER) != null) {
+				if (plan.removesRecover(method)) {
+					visited = (J.MethodDeclaration) new RemoveAnnotationVisitor(
+							new AnnotationMatcher("@" + SpringRetryPlan.RECOVER))
+						.visitNonNull(visited, ctx, getCursor().getParentOrThrow());
+					maybeRemoveImport(SpringRetryPlan.RECOVER);
+				}
+				else if (plan.unlinkedRecovers.contains(method.getId()) && !Comments.has(visited.getPrefix())) {
+					String reason = "@Recover for no @Retryable of this class (one in a subclass?): name it as "
+							+ "that method's @Backoff fallback by hand";
+					visited = visited.withPrefix(Comments.add(visited.getPrefix(), left(reason)));
+					row(ctx, null, element, MigrationReport.HAND_MIGRATION, reason);
+				}
 			}
 			return visited;
 		}

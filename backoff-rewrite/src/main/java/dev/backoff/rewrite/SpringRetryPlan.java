@@ -2,6 +2,7 @@ package dev.backoff.rewrite;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,15 @@ final class SpringRetryPlan {
 	/** The {@code @Recover} annotations go when every {@code @Retryable} of the class migrates. */
 	boolean recoversMigrate = true;
 
+	/** The names of the {@code @Recover} methods a migrated annotation names as its fallback. */
+	final Set<String> linkedRecovers = new HashSet<>();
+
+	/**
+	 * The ids of the {@code @Recover} methods no {@code @Retryable} of the class links (one in a
+	 * subclass, say): they keep their annotation and are reported.
+	 */
+	final Set<UUID> unlinkedRecovers = new HashSet<>();
+
 	private SpringRetryPlan() {
 	}
 
@@ -69,10 +79,25 @@ final class SpringRetryPlan {
 			if (readsSynchronizationManager(method)) {
 				ours.unmigratable("the method reads RetrySynchronizationManager (its retry count)");
 			}
-			fallback(method, new Attributes(retryable).string("recover"), recovers, ours);
+			String fallback = fallback(method, new Attributes(retryable).string("recover"), recovers, ours);
 			plan.add(method.getId(), ours);
+			if (fallback != null && ours.isMigratable()) {
+				plan.linkedRecovers.add(fallback);
+			}
+		}
+		if (plan.recoversMigrate) {
+			for (J.MethodDeclaration recover : recovers) {
+				if (!plan.linkedRecovers.contains(recover.getSimpleName())) {
+					plan.unlinkedRecovers.add(recover.getId());
+				}
+			}
 		}
 		return plan;
+	}
+
+	/** @return whether the method's {@code @Recover} annotation goes */
+	boolean removesRecover(J.MethodDeclaration method) {
+		return this.recoversMigrate && this.linkedRecovers.contains(method.getSimpleName());
 	}
 
 	private void add(UUID id, BackoffAnnotation ours) {
@@ -83,21 +108,22 @@ final class SpringRetryPlan {
 	}
 
 	boolean leavesSpringRetry() {
-		return this.annotations.values().stream().anyMatch((ours) -> !ours.isMigratable());
+		return !this.unlinkedRecovers.isEmpty()
+				|| this.annotations.values().stream().anyMatch((ours) -> !ours.isMigratable());
 	}
 
 	/**
 	 * Spring Retry's own matching: the {@code recover} name when given; else a {@code @Recover}
 	 * method returning the method's type whose parameters are a failure and then the method's.
 	 */
-	private static void fallback(J.MethodDeclaration method, @Nullable String name, List<J.MethodDeclaration> recovers,
-			BackoffAnnotation ours) {
+	private static @Nullable String fallback(J.MethodDeclaration method, @Nullable String name,
+			List<J.MethodDeclaration> recovers, BackoffAnnotation ours) {
 		if (name != null) {
 			ours.string("fallback", name);
-			return;
+			return name;
 		}
 		if (recovers.isEmpty()) {
-			return;
+			return null;
 		}
 		Set<String> names = new LinkedHashSet<>();
 		for (J.MethodDeclaration recover : recovers) {
@@ -116,8 +142,9 @@ final class SpringRetryPlan {
 					break;
 				}
 			}
+			return names.iterator().next();
 		}
-		else if (names.size() > 1) {
+		if (names.size() > 1) {
 			ours.unmigratable("@Recover methods of different names " + names + " could answer for it: "
 					+ "Backoff's fallback names one");
 		}
@@ -125,6 +152,7 @@ final class SpringRetryPlan {
 			ours.note("no @Recover method fits it: Spring Retry threw ExhaustedRetryException, "
 					+ "Backoff rethrows the last failure");
 		}
+		return null;
 	}
 
 	private static boolean recovers(J.MethodDeclaration recover, J.MethodDeclaration method) {

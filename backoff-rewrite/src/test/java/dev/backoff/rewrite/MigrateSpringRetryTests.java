@@ -368,6 +368,39 @@ class MigrateSpringRetryTests implements RewriteTest {
 	}
 
 	@Test
+	void recoverForNoRetryableOfItsClassIsLeft() {
+		// Spring Retry finds @Recover methods in superclasses too; the recipe links within a class.
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Recover;
+
+				class BaseClient {
+
+					@Recover
+					String cached(RuntimeException failure, String id) {
+						return "cached";
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import org.springframework.retry.annotation.Recover;
+
+				class BaseClient {
+
+					// Backoff migration: left on Spring Retry, @Recover for no @Retryable of this class (one in a subclass?): name it as that method's @Backoff fallback by hand (see docs/migrating.md)
+					@Recover
+					String cached(RuntimeException failure, String id) {
+						return "cached";
+					}
+
+				}
+				"""));
+	}
+
+	@Test
 	void recoverMethodsOfDifferentNamesAreLeft() {
 		rewriteRun(spec -> spec.dataTable(MigrationReport.Row.class, (rows) -> assertThat(rows)
 			.extracting(MigrationReport.Row::element, MigrationReport.Row::kind)
