@@ -1,6 +1,7 @@
 package dev.backoff.rewrite;
 
 import java.util.Comparator;
+import java.util.List;
 
 import org.openrewrite.ExecutionContext;
 import org.openrewrite.ScanningRecipe;
@@ -131,7 +132,7 @@ public class MigrateFrameworkRetryableCode extends ScanningRecipe<MigrateFramewo
 			}
 
 			/** The comment for the Framework @Retryable among the original annotations, if any. */
-			private Space comment(java.util.List<J.Annotation> annotations, Space prefix, ExecutionContext ctx,
+			private Space comment(List<J.Annotation> annotations, Space prefix, ExecutionContext ctx,
 					String element) {
 				J.Annotation retryable = SpringRetryPlan.find(annotations, FrameworkRetryableMapping.RETRYABLE);
 				if (retryable == null || Comments.has(prefix)) {

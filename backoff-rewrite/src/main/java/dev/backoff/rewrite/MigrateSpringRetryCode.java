@@ -2,6 +2,7 @@ package dev.backoff.rewrite;
 
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -22,6 +23,8 @@ import org.openrewrite.java.RemoveAnnotationVisitor;
 import org.openrewrite.java.ShortenFullyQualifiedTypeReferences;
 import org.openrewrite.java.tree.J;
 import org.openrewrite.java.tree.JavaType;
+import org.openrewrite.java.tree.Space;
+import org.openrewrite.java.tree.TypeUtils;
 import org.openrewrite.maven.RemoveDependency;
 import org.openrewrite.xml.tree.Xml;
 
@@ -108,7 +111,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 						return maven.visit(tree, ctx);
 					}
 					// One row per pom, however many cycles the run takes.
-					Set<String> reported = ctx.computeMessageIfAbsent(REPORTED_POMS, (key) -> new java.util.HashSet<>());
+					Set<String> reported = ctx.computeMessageIfAbsent(REPORTED_POMS, (key) -> new HashSet<>());
 					if (hasSpringRetry(document) && reported.add(document.getSourcePath().toString())) {
 						MigrateSpringRetryCode.this.report.insertRow(ctx,
 								new MigrationReport.Row(document.getSourcePath().toString(),
@@ -269,7 +272,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 			return replaced;
 		}
 
-		private org.openrewrite.java.tree.Space comment(org.openrewrite.java.tree.Space prefix, BackoffAnnotation ours,
+		private Space comment(Space prefix, BackoffAnnotation ours,
 				ExecutionContext ctx, String element) {
 			if (Comments.has(prefix)) {
 				return prefix;
@@ -297,7 +300,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 	}
 
 	static boolean isOf(J.Annotation annotation, String type) {
-		return org.openrewrite.java.tree.TypeUtils.isOfClassType(annotation.getType(), type);
+		return TypeUtils.isOfClassType(annotation.getType(), type);
 	}
 
 	static String left(String reason) {
