@@ -34,7 +34,11 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.ReactiveAdapter;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
@@ -67,6 +71,12 @@ public class BackoffOperationSource {
 
 	private static final boolean REACTIVE_STREAMS_PRESENT = ClassUtils.isPresent("org.reactivestreams.Publisher",
 			BackoffOperationSource.class.getClassLoader());
+
+	/** Spring AOP runs a {@code suspend} function as a {@code Mono} only with kotlinx-coroutines-reactor. */
+	private static final boolean COROUTINES_REACTOR_PRESENT = ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt",
+			BackoffOperationSource.class.getClassLoader());
+
+	private static final String COROUTINES_FLOW = "kotlinx.coroutines.flow.Flow";
 
 	/** Cached for methods without {@code @Backoff}. */
 	private static final Object NONE = new Object();
@@ -426,7 +436,7 @@ public class BackoffOperationSource {
 					"Add backoff.policies." + policyName + " to the configuration"
 							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
 		}
-		BackoffOperation.Invoker invoker = invoker(method.getReturnType(), where);
+		BackoffOperation.Invoker invoker = invoker(method, where);
 		BackoffSettings.Policy settings = settings(backoff, where);
 		String retryIf = resolve("retryIf", backoff.retryIf(), where);
 		Predicate<@Nullable Object> retryIfResult = StringUtils.hasText(retryIf)
@@ -499,6 +509,47 @@ public class BackoffOperationSource {
 		}
 	}
 
+	/**
+	 * How a method's calls are retried: a Kotlin {@code suspend} function as a {@code Mono}
+	 * (as a {@code Flux} if it returns {@code Flow}), which is what Spring AOP proceeds with;
+	 * a method that returns {@code Flow} through a {@code Flux}; any other by its return type.
+	 */
+	private BackoffOperation.Invoker invoker(Method method, String where) {
+		if (KotlinDetector.isSuspendingFunction(method)) {
+			if (!REACTOR_PRESENT || !COROUTINES_REACTOR_PRESENT || !KotlinDetector.isKotlinReflectPresent()) {
+				throw new BackoffConfigurationException("return type" + where, "suspend",
+						"needs Spring's coroutine support, which runs a suspend function as a Mono",
+						"Add org.jetbrains.kotlinx:kotlinx-coroutines-reactor and org.jetbrains.kotlin:kotlin-reflect.");
+			}
+			return isFlow(returnClass(method)) ? ReactorRetry::flux : ReactorRetry::mono;
+		}
+		if (isFlow(method.getReturnType())) {
+			ReactiveAdapter flow = flowAdapter(method.getReturnType());
+			if (flow == null) {
+				throw new BackoffConfigurationException("return type" + where, COROUTINES_FLOW,
+						"needs Spring's adapter of Flow to a Flux, which Reactor and kotlinx-coroutines-reactor give",
+						"Add io.projectreactor:reactor-core and org.jetbrains.kotlinx:kotlinx-coroutines-reactor.");
+			}
+			return Coroutines.flow(flow);
+		}
+		return invoker(method.getReturnType(), where);
+	}
+
+	/** @return Spring's adapter of Kotlin's {@code Flow}, if the type is {@code Flow} and Reactor is present */
+	private static @Nullable ReactiveAdapter flowAdapter(Class<?> type) {
+		return (REACTOR_PRESENT && isFlow(type)) ? ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) : null;
+	}
+
+	private static boolean isFlow(Class<?> type) {
+		return type.getName().equals(COROUTINES_FLOW);
+	}
+
+	/** @return what the method returns; for a {@code suspend} function, what it returns to its caller */
+	private static Class<?> returnClass(Method method) {
+		return KotlinDetector.isSuspendingFunction(method) ? new MethodParameter(method, -1).getParameterType()
+				: method.getReturnType();
+	}
+
 	private BackoffOperation.Invoker invoker(Class<?> type, String where) {
 		if (CompletionStage.class.isAssignableFrom(type)) {
 			if (type != CompletionStage.class && type != CompletableFuture.class) {
@@ -529,10 +580,10 @@ public class BackoffOperationSource {
 	}
 
 	private Predicate<@Nullable Object> retryIf(String text, Method method, String where) {
-		if (method.getReturnType() == void.class
-				|| (REACTOR_PRESENT && method.getReturnType() == reactor.core.publisher.Flux.class)) {
+		Class<?> type = returnClass(method);
+		if (type == void.class || (REACTOR_PRESENT && type == reactor.core.publisher.Flux.class) || isFlow(type)) {
 			throw new BackoffConfigurationException("@Backoff(retryIf)" + where, text,
-					"needs a method that returns one value (not void or Flux)",
+					"needs a method that returns one value (not void, Flux or Flow)",
 					"Remove retryIf, or return the value to test.");
 		}
 		return this.policies.expressions().retryIf(text, "@Backoff(retryIf)" + where);
@@ -542,7 +593,11 @@ public class BackoffOperationSource {
 		if (!StringUtils.hasText(name)) {
 			return null;
 		}
-		Class<?>[] parameters = method.getParameterTypes();
+		// A suspend function's last parameter is its caller's Continuation: not one the fallback
+		// matches, whether or not it is a suspend function itself.
+		boolean suspending = KotlinDetector.isSuspendingFunction(method);
+		Class<?>[] parameters = parameterTypes(method, suspending);
+		UnaryOperator<@Nullable Object> result = fallbackResult(method, suspending);
 		List<Method> candidates = new ArrayList<>();
 		ReflectionUtils.doWithMethods(targetClass, candidates::add, (candidate) -> candidate.getName().equals(name));
 		Method plain = null;
@@ -552,7 +607,7 @@ public class BackoffOperationSource {
 			if (!returns(candidate, method, targetClass)) {
 				continue;
 			}
-			Class<?>[] types = candidate.getParameterTypes();
+			Class<?>[] types = parameterTypes(candidate, suspending);
 			if (Arrays.equals(types, parameters)) {
 				plain = candidate;
 			}
@@ -569,14 +624,15 @@ public class BackoffOperationSource {
 		if (plain != null || !withFailure.isEmpty()) {
 			// Most specific failure type first, so that a failure reaches the closest one; the plain one last.
 			withFailure.sort((a, b) -> specificity((Class<?>) b[1]) - specificity((Class<?>) a[1]));
-			Fallback fallback = (plain != null) ? new Fallback(plain, null) : null;
+			Fallback fallback = (plain != null) ? new Fallback(plain, null, false, null, suspending, result) : null;
 			for (int i = withFailure.size() - 1; i >= 0; i--) {
 				Object[] overload = withFailure.get(i);
-				fallback = new Fallback((Method) overload[0], (Class<?>) overload[1], (Boolean) overload[2], fallback);
+				fallback = new Fallback((Method) overload[0], (Class<?>) overload[1], (Boolean) overload[2], fallback,
+						suspending, result);
 			}
 			return fallback;
 		}
-		String signature = method.getReturnType().getSimpleName() + " " + name + "("
+		String signature = returnClass(method).getSimpleName() + " " + name + "("
 				+ String.join(", ", Arrays.stream(parameters).map(Class::getSimpleName).toList());
 		throw new BackoffConfigurationException("@Backoff(fallback)" + where, name,
 				"must name a method of " + targetClass.getSimpleName() + " that takes the same parameters, optionally "
@@ -599,18 +655,42 @@ public class BackoffOperationSource {
 		return depth;
 	}
 
-	private static String returnTypeName(Method method, Class<?> targetClass) {
-		ResolvableType type = ResolvableType.forMethodReturnType(method, targetClass);
-		return type.hasGenerics() ? type.toString() : method.getReturnType().getSimpleName();
+	/** @return the method's parameter types, without a {@code suspend} function's {@code Continuation} */
+	private static Class<?>[] parameterTypes(Method method, boolean suspendingCall) {
+		Class<?>[] types = method.getParameterTypes();
+		return (suspendingCall && KotlinDetector.isSuspendingFunction(method)) ? Arrays.copyOf(types, types.length - 1)
+				: types;
 	}
 
-	/** Whether the fallback's return type, generics included, is assignable to the method's. */
-	private static boolean returns(Method fallback, Method method, Class<?> targetClass) {
-		Class<?> expected = method.getReturnType();
-		if (expected == void.class || fallback.getReturnType() == void.class) {
-			return expected == fallback.getReturnType();
+	/**
+	 * What the invoker of a Kotlin method needs from a fallback that is not a {@code suspend}
+	 * function: a {@code Mono} of its value for a {@code suspend} function, a publisher for a
+	 * {@code Flow}; {@code null} for other methods, whose fallback returns what they do.
+	 */
+	private static @Nullable UnaryOperator<@Nullable Object> fallbackResult(Method method, boolean suspending) {
+		ReactiveAdapter flow = flowAdapter(returnClass(method));
+		if (flow != null) {
+			return (value) -> Coroutines.toPublisher(flow, value);
 		}
-		if (!ClassUtils.isAssignable(expected, fallback.getReturnType())) {
+		return suspending ? reactor.core.publisher.Mono::justOrEmpty : null;
+	}
+
+	private static String returnTypeName(Method method, Class<?> targetClass) {
+		ResolvableType type = ResolvableType.forMethodReturnType(method, targetClass);
+		return type.hasGenerics() ? type.toString() : returnClass(method).getSimpleName();
+	}
+
+	/**
+	 * Whether the fallback's return type, generics included, is assignable to the method's;
+	 * for {@code suspend} functions, what they return to their callers.
+	 */
+	private static boolean returns(Method fallback, Method method, Class<?> targetClass) {
+		Class<?> expected = returnClass(method);
+		Class<?> actual = returnClass(fallback);
+		if (expected == void.class || actual == void.class) {
+			return expected == actual;
+		}
+		if (!ClassUtils.isAssignable(expected, actual)) {
 			return false;
 		}
 		return ResolvableType.forMethodReturnType(method, targetClass)

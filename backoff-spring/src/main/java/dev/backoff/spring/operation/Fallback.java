@@ -3,12 +3,15 @@ package dev.backoff.spring.operation;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.KotlinDetector;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -29,6 +32,10 @@ import org.springframework.util.ReflectionUtils;
  * {@code @Recover} methods, so that advice on it (its own {@code @Transactional}, say) applies,
  * and so that a default method of an interface client with no target object can answer; any
  * other fallback is called on the target bean.
+ *
+ * <p>The fallback of a Kotlin {@code suspend} function is called without the call's
+ * {@code Continuation}; a {@code suspend} fallback runs in the calling coroutine's context
+ * and answers with a {@code Mono} (see {@link Coroutines#invokeSuspending}).
  */
 final class Fallback {
 
@@ -45,15 +52,36 @@ final class Fallback {
 
 	private final boolean viaProxy;
 
+	/** Whether the call's last argument is a {@code Continuation} that the fallback does not take. */
+	private final boolean suspendingCall;
+
+	/** Whether the fallback is a {@code suspend} function. */
+	private final boolean suspending;
+
+	/** Makes what a plain fallback returns into what the method's invoker expects, or {@code null}. */
+	private final @Nullable UnaryOperator<@Nullable Object> result;
+
 	Fallback(Method method, @Nullable Class<?> failureType) {
-		this(method, failureType, false, null);
+		this(method, failureType, false, null, false, null);
 	}
 
-	Fallback(Method method, @Nullable Class<?> failureType, boolean failureFirst, @Nullable Fallback overload) {
+	/**
+	 * @param method the fallback
+	 * @param failureType the type of its parameter that takes the failure, or {@code null}
+	 * @param failureFirst whether that parameter comes first rather than last
+	 * @param overload another overload of the name, asked when this one does not take a failure
+	 * @param suspendingCall whether the {@code @Backoff} method is a {@code suspend} function
+	 * @param result adapts what a fallback that is not a {@code suspend} function returns, or {@code null}
+	 */
+	Fallback(Method method, @Nullable Class<?> failureType, boolean failureFirst, @Nullable Fallback overload,
+			boolean suspendingCall, @Nullable UnaryOperator<@Nullable Object> result) {
 		this.method = method;
 		this.failureType = failureType;
 		this.failureFirst = failureFirst;
 		this.overload = overload;
+		this.suspendingCall = suspendingCall;
+		this.suspending = suspendingCall && KotlinDetector.isSuspendingFunction(method);
+		this.result = result;
 		int modifiers = method.getModifiers();
 		// One receiver for every overload: the proxy only when each of them can be called on it.
 		this.viaProxy = Modifier.isPublic(modifiers) && !Modifier.isFinal(modifiers) && !Modifier.isStatic(modifiers)
@@ -122,15 +150,20 @@ final class Fallback {
 
 	private @Nullable Object call(@Nullable Object receiver, @Nullable Object[] arguments, Throwable failure)
 			throws Throwable {
-		@Nullable Object[] fallbackArguments = arguments;
+		// A suspend function's last argument is its caller's Continuation, which the fallback does not take.
+		int count = this.suspendingCall ? arguments.length - 1 : arguments.length;
+		@Nullable Object[] fallbackArguments = (count < arguments.length) ? Arrays.copyOf(arguments, count) : arguments;
 		if (this.failureType != null) {
-			fallbackArguments = new Object[arguments.length + 1];
-			int offset = this.failureFirst ? 1 : 0;
-			System.arraycopy(arguments, 0, fallbackArguments, offset, arguments.length);
-			fallbackArguments[this.failureFirst ? 0 : arguments.length] = failure;
+			fallbackArguments = new Object[count + 1];
+			System.arraycopy(arguments, 0, fallbackArguments, this.failureFirst ? 1 : 0, count);
+			fallbackArguments[this.failureFirst ? 0 : count] = failure;
+		}
+		if (this.suspending) {
+			return Coroutines.invokeSuspending(this.method, receiver, fallbackArguments, arguments[count]);
 		}
 		try {
-			return this.method.invoke(receiver, fallbackArguments);
+			Object value = this.method.invoke(receiver, fallbackArguments);
+			return (this.result != null) ? this.result.apply(value) : value;
 		}
 		catch (InvocationTargetException ex) {
 			throw ex.getTargetException();
