@@ -18,6 +18,7 @@ import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.flow.flowOf
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import org.assertj.core.api.Assertions.assertThat
@@ -172,6 +173,16 @@ class CoroutinesTests {
 			assertThat(second.value()).containsExactly("a3", "b3")
 			assertThat(outcome(context, "Quotes.stream", "success_after_retry")).isEqualTo(1.0)
 			assertThat(outcome(context, "Quotes.stream", "success")).isEqualTo(1.0)
+		}
+	}
+
+	@Test
+	fun `a fallback answers for a Flow with a Flow`() {
+		start().use { context ->
+			val quotes = context.getBean(Quotes::class.java)
+			val call = this.callers.async { quotes.streamDown().toList() }
+			this.time.advanceTimeBy(Duration.ofMillis(10))
+			assertThat(call.value()).containsExactly("down 1", "down 2", "cached after cut")
 		}
 	}
 
@@ -355,6 +366,14 @@ class CoroutinesTests {
 
 		@Backoff("quotes")
 		open suspend fun streamLater(): Flow<String> = stream()
+
+		@Backoff(maxAttempts = "2", baseDelay = "PT0.01S", fallback = "cachedStream")
+		open fun streamDown(): Flow<String> = flow {
+			emit("down ${this@Quotes.down.incrementAndGet()}")
+			throw IllegalStateException("cut")
+		}
+
+		open fun cachedStream(failure: IllegalStateException): Flow<String> = flowOf("cached after ${failure.message}")
 
 		open fun flakyCalls() = this.flaky.get()
 
