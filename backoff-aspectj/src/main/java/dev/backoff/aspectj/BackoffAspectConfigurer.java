@@ -23,6 +23,7 @@ import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.KotlinDetector;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -165,6 +166,13 @@ public class BackoffAspectConfigurer implements BeanPostProcessor, BeanClassLoad
 
 	private void checkReached(Method method, Class<?> userClass) {
 		String where = userClass.getSimpleName() + "." + method.getName();
+		if (KotlinDetector.isSuspendingFunction(method)) {
+			// Proceeding with a woven suspend function suspends it or returns its value, where
+			// the proxies get a Mono to retry: its later failure could not be retried.
+			throw new BackoffConfigurationException(MODE, ASPECTJ, "the woven aspect cannot retry the suspend "
+					+ "function " + where + ": only Spring AOP proxies run it as a Mono to resubscribe",
+					"Set backoff.mode=proxy, or remove @Backoff from " + where + ".");
+		}
 		if (ClassUtils.isPresent(POINTCUT_PARSER, this.classLoader)) {
 			WovenPointcut pointcut = this.pointcut;
 			if (pointcut == null) {
