@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger
 import dev.backoff.Backoff
 import dev.backoff.Jitter
 import dev.backoff.RecordingListener
+import dev.backoff.spring.config.BackoffConfigurationException
 import io.micrometer.core.instrument.MeterRegistry
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import kotlinx.coroutines.CoroutineName
@@ -22,6 +23,7 @@ import kotlinx.coroutines.flow.flowOf
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import org.assertj.core.api.Assertions.assertThat
+import org.assertj.core.api.Assertions.catchThrowable
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
@@ -78,6 +80,29 @@ class CoroutinesTests {
 				.counter().count()).isEqualTo(1.0)
 			assertThat(registry.get("backoff.retries").tag("method", "Quotes.flaky").counter().count()).isEqualTo(2.0)
 		}
+	}
+
+	@Test
+	fun `a suspend fun that returns Unit is retried`() {
+		start().use { context ->
+			val quotes = context.getBean(Quotes::class.java)
+			val call = this.callers.async { quotes.ping() }
+			this.time.advanceTimeBy(Duration.ofMillis(200))
+			assertThat(call.value()).isEqualTo(Unit)
+			assertThat(quotes.pingCalls()).isEqualTo(2)
+		}
+	}
+
+	@Test
+	fun `a fallback that does not fit a suspend fun stops start-up, in the caller's terms`() {
+		val context = AnnotationConfigApplicationContext()
+		context.register(Misfit::class.java)
+		val failure = catchThrowable { context.refresh() }
+		context.close()
+		assertThat(failure).rootCause().isInstanceOf(BackoffConfigurationException::class.java)
+			.hasMessageContaining("@Backoff(fallback) on Misfit.quote was 'cached'")
+			.hasMessageContaining("and returns String")
+			.hasMessageContaining("Declare String cached(String, Throwable failure) in Misfit.")
 	}
 
 	@Test
@@ -252,6 +277,18 @@ class CoroutinesTests {
 
 	}
 
+	/** Its fallback returns an Int, where the suspend fun returns a String to its callers. */
+	@Configuration(proxyBeanMethods = false)
+	@EnableBackoff
+	open class Misfit {
+
+		@Backoff(fallback = "cached")
+		open suspend fun quote(symbol: String): String = symbol
+
+		open suspend fun cached(symbol: String, failure: Throwable): Int = 0
+
+	}
+
 	open class Outer(private val inner: Inner) {
 
 		private val attempts = AtomicInteger()
@@ -296,6 +333,8 @@ class CoroutinesTests {
 
 		private val alwaysDown = AtomicInteger()
 
+		private val ping = AtomicInteger()
+
 		private val hangs = AtomicInteger()
 
 		private val hangCancelled = AtomicBoolean()
@@ -336,6 +375,13 @@ class CoroutinesTests {
 
 		open suspend fun cachedLater(symbol: String, failure: Throwable): String =
 			"cached $symbol for ${currentCoroutineContext()[CoroutineName]?.name} after ${failure.message}"
+
+		@Backoff("quotes")
+		open suspend fun ping() {
+			if (this.ping.incrementAndGet() < 2) {
+				throw IllegalStateException("not yet")
+			}
+		}
 
 		@Backoff("quotes")
 		open suspend fun alwaysDown(): String {
@@ -384,6 +430,8 @@ class CoroutinesTests {
 		open fun downCalls() = this.down.get()
 
 		open fun alwaysDownCalls() = this.alwaysDown.get()
+
+		open fun pingCalls() = this.ping.get()
 
 		open fun hangCalls() = this.hangs.get()
 
