@@ -130,6 +130,20 @@ class CoroutinesTests {
 	}
 
 	@Test
+	fun `the policy's retry budget stops a suspend fun's retries`() {
+		start("backoff.policies.quotes.budget.enabled" to "true", "backoff.policies.quotes.budget.max-tokens" to "4")
+			.use { context ->
+				val quotes = context.getBean(Quotes::class.java)
+				val call = this.callers.async { runCatching { quotes.alwaysDown() } }
+				this.time.advanceTimeBy(Duration.ofHours(1))
+				assertThat(call.value().exceptionOrNull()).hasMessage("down")
+				// 4 tokens: the first failure leaves 3, more than half, the second 2, not more.
+				assertThat(quotes.alwaysDownCalls()).isEqualTo(2)
+				assertThat(outcome(context, "Quotes.alwaysDown", "budget_exhausted")).isEqualTo(1.0)
+			}
+	}
+
+	@Test
 	fun `a plain fallback answers for a suspend fun whose attempts ran out`() {
 		start().use { context ->
 			val quotes = context.getBean(Quotes::class.java)
@@ -245,12 +259,14 @@ class CoroutinesTests {
 		return runBlocking { await() }
 	}
 
-	private fun start(): AnnotationConfigApplicationContext {
+	private fun start(vararg more: Pair<String, String>): AnnotationConfigApplicationContext {
 		val context = AnnotationConfigApplicationContext()
-		context.environment.propertySources.addFirst(MockPropertySource()
+		val properties = MockPropertySource()
 			.withProperty("backoff.policies.quotes.max-attempts", "3")
 			.withProperty("backoff.policies.quotes.base-delay", "200ms")
-			.withProperty("backoff.policies.quotes.jitter", "none"))
+			.withProperty("backoff.policies.quotes.jitter", "none")
+		more.forEach { (name, value) -> properties.setProperty(name, value) }
+		context.environment.propertySources.addFirst(properties)
 		context.register(Application::class.java)
 		context.refresh()
 		return context
