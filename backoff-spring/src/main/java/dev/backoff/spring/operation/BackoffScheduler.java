@@ -2,8 +2,7 @@ package dev.backoff.spring.operation;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -32,14 +31,17 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * the call behind it. A cancelled retry leaves the queue at once. Its timer threads only end
  * the waits: each retried attempt runs on a thread of its own (made on demand, up to a bound,
  * or virtual), so that one method's slow attempts cannot delay another method's retries. Retries of {@code Mono} and
- * {@code Flux} methods wait on Reactor's scheduler, and end at close through {@link #closing()}.
+ * {@code Flux} methods wait on Reactor's scheduler, and end at close through {@link #onClose}.
  */
 public class BackoffScheduler extends ScheduledThreadPoolExecutor implements DisposableBean {
 
 	/** The runnable behind each task not yet run nor cancelled, to end its call on shutdown. */
 	private final Map<Runnable, Runnable> pending = new ConcurrentHashMap<>();
 
-	private final CompletableFuture<@Nullable Void> closing = new CompletableFuture<>();
+	/** What runs as the scheduler closes; each removes itself once it no longer needs to. */
+	private final Set<Runnable> closeActions = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
 
 	/** The most threads that run retried attempts at once, by default, when they are platform threads. */
 	public static final int DEFAULT_MAX_ATTEMPT_THREADS = 256;
@@ -145,18 +147,35 @@ public class BackoffScheduler extends ScheduledThreadPoolExecutor implements Dis
 	}
 
 	/**
-	 * @return completed as the scheduler closes, before anything waiting on it is ended: for
-	 * retries that wait elsewhere (Reactor's), so that they end at close too
+	 * Runs {@code action} as the scheduler closes, before anything waiting on it is ended: for
+	 * retries that wait elsewhere (Reactor's), so that they end at close too. At once if it has
+	 * closed already.
+	 * @param action what to run
+	 * @return removes the action: a wait that ends must, or every wait would stay referenced
+	 * until the close
 	 */
-	public CompletionStage<@Nullable Void> closing() {
-		// A view: whoever stops waiting on it cannot cancel it for everyone else.
-		return this.closing.minimalCompletionStage();
+	public Runnable onClose(Runnable action) {
+		this.closeActions.add(action);
+		if (this.closed && this.closeActions.remove(action)) {
+			action.run();
+		}
+		return () -> this.closeActions.remove(action);
+	}
+
+	/** @return how many close actions are registered: waits under way, for tests */
+	int getCloseActionCount() {
+		return this.closeActions.size();
 	}
 
 	@Override
 	public void destroy() throws InterruptedException {
 		List<Runnable> queued = shutdownNow();
-		this.closing.complete(null);
+		this.closed = true;
+		for (Runnable action : this.closeActions) {
+			if (this.closeActions.remove(action)) {
+				action.run();
+			}
+		}
 		for (Runnable task : queued) {
 			Runnable retry = this.pending.remove(task);
 			if (retry != null) {

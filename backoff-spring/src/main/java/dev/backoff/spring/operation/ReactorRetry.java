@@ -208,8 +208,11 @@ final class ReactorRetry {
 		boolean instant = (operation.getExecutor().getSleeper() == Sleeper.INSTANT);
 		ScheduledExecutorService scheduler = operation.getScheduler();
 		// The context's close ends a wait at once, as it ends the waits of future-returning methods.
-		Mono<Object> closing = (scheduler instanceof BackoffScheduler owned)
-				? Mono.fromFuture(owned.closing().toCompletableFuture(), true).then(Mono.just(CLOSED)) : Mono.never();
+		// Registered only while a wait runs, and removed when it ends: a call must leave nothing behind.
+		Mono<Object> closing = (scheduler instanceof BackoffScheduler owned) ? Mono.create((sink) -> {
+			Runnable remove = owned.onClose(() -> sink.success(CLOSED));
+			sink.onDispose(remove::run);
+		}) : Mono.never();
 		return Retry.from((signals) -> signals.concatMap((signal) -> {
 			Throwable failure = signal.failure();
 			if (call.isEnded()) {
