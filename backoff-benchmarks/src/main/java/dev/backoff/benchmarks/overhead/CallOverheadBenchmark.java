@@ -1,5 +1,7 @@
 package dev.backoff.benchmarks.overhead;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import dev.failsafe.FailsafeExecutor;
@@ -13,6 +15,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import reactor.core.publisher.Mono;
+
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -22,6 +26,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  * benchmarks that use it. {@code backoffActuator} is {@code @Backoff} as users run it, in a
  * Spring Boot application with the actuator (no tracer); {@code backoffActuatorTracing} adds
  * Micrometer Tracing's OpenTelemetry bridge at two sampling probabilities.
+ *
+ * <p>The {@code async} benchmarks (issue 32) measure a per-attempt timeout on non-blocking
+ * methods that succeed at the first attempt: {@code @Backoff} on a {@code CompletableFuture}
+ * and a {@code Mono} method, Spring Framework 7's reactive {@code @Retryable} on a {@code Mono}
+ * with {@code Mono.timeout} inside, and Resilience4j's {@code Retry} around a
+ * {@code TimeLimiter} on a {@code CompletableFuture} supplier, each with and without its
+ * timeout ({@value Contexts#ATTEMPT_TIMEOUT}, never firing). {@code asyncAtOnce}: the method's
+ * result is already complete; {@code asyncLater}: the benchmark completes it once the call has
+ * started ({@link Pending}), so that a timer is scheduled and cancelled. Each call's result is
+ * joined on the benchmark thread.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -177,6 +191,77 @@ public class CallOverheadBenchmark {
 
 	}
 
+	/** A context of non-blocking methods: its bean and the {@link Pending} attempt of its {@code later} methods. */
+	public abstract static class AsyncState<T> extends ContextState<T> {
+
+		Pending pending;
+
+		@Override
+		public void start() {
+			super.start();
+			this.pending = this.context.getBean(Pending.class);
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class AsyncDirect extends AsyncState<AsyncPlainService> {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.resilience4jAsync();
+		}
+
+		@Override
+		Class<AsyncPlainService> type() {
+			return AsyncPlainService.class;
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class BackoffAsync extends AsyncState<AsyncBackoffService> {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.backoffAsync();
+		}
+
+		@Override
+		Class<AsyncBackoffService> type() {
+			return AsyncBackoffService.class;
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class FrameworkRetryAsync extends AsyncState<AsyncFrameworkRetryService> {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.frameworkRetryAsync();
+		}
+
+		@Override
+		Class<AsyncFrameworkRetryService> type() {
+			return AsyncFrameworkRetryService.class;
+		}
+
+	}
+
+	@State(Scope.Benchmark)
+	public static class Resilience4jAsync extends AsyncDirect {
+
+		Contexts.Resilience4jAsync decorated;
+
+		@Override
+		public void start() {
+			super.start();
+			this.decorated = this.context.getBean(Contexts.Resilience4jAsync.class);
+		}
+
+	}
+
 	@State(Scope.Benchmark)
 	public static class Failsafe extends Direct {
 
@@ -294,6 +379,113 @@ public class CallOverheadBenchmark {
 	public Object oneFailure_7_failsafe(Failsafe state) {
 		PlainService service = state.service;
 		return state.executor.get(service::flaky);
+	}
+
+	@Benchmark
+	public String asyncAtOnce_0_directFuture(AsyncDirect state) {
+		return state.service.futureAtOnce().join();
+	}
+
+	@Benchmark
+	public String asyncAtOnce_3_backoffFuture(BackoffAsync state) {
+		return state.service.futureAtOnce().join();
+	}
+
+	@Benchmark
+	public String asyncAtOnce_3_backoffFutureTimeout(BackoffAsync state) {
+		return state.service.futureAtOnceTimed().join();
+	}
+
+	@Benchmark
+	public String asyncAtOnce_3_backoffMono(BackoffAsync state) {
+		return state.service.monoAtOnce().block();
+	}
+
+	@Benchmark
+	public String asyncAtOnce_3_backoffMonoTimeout(BackoffAsync state) {
+		return state.service.monoAtOnceTimed().block();
+	}
+
+	@Benchmark
+	public String asyncAtOnce_4_frameworkMono(FrameworkRetryAsync state) {
+		return state.service.monoAtOnce().block();
+	}
+
+	@Benchmark
+	public String asyncAtOnce_4_frameworkMonoTimeout(FrameworkRetryAsync state) {
+		return state.service.monoAtOnceTimed().block();
+	}
+
+	@Benchmark
+	public String asyncAtOnce_6_resilience4jFuture(Resilience4jAsync state) {
+		return join(state.decorated.retryAtOnce().get());
+	}
+
+	@Benchmark
+	public String asyncAtOnce_6_resilience4jFutureTimeLimiter(Resilience4jAsync state) {
+		return join(state.decorated.timedAtOnce().get());
+	}
+
+	@Benchmark
+	public String asyncLater_0_directFuture(AsyncDirect state) {
+		return completeLater(state.service.futureLater(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_3_backoffFuture(BackoffAsync state) {
+		return completeLater(state.service.futureLater(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_3_backoffFutureTimeout(BackoffAsync state) {
+		return completeLater(state.service.futureLaterTimed(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_3_backoffMono(BackoffAsync state) {
+		return completeLater(state.service.monoLater(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_3_backoffMonoTimeout(BackoffAsync state) {
+		return completeLater(state.service.monoLaterTimed(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_4_frameworkMono(FrameworkRetryAsync state) {
+		return completeLater(state.service.monoLater(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_4_frameworkMonoTimeout(FrameworkRetryAsync state) {
+		return completeLater(state.service.monoLaterTimed(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_6_resilience4jFuture(Resilience4jAsync state) {
+		return completeLater(state.decorated.retryLater().get(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_6_resilience4jFutureTimeLimiter(Resilience4jAsync state) {
+		return completeLater(state.decorated.timedLater().get(), state.pending);
+	}
+
+	private static String join(CompletionStage<String> call) {
+		return call.toCompletableFuture().join();
+	}
+
+	/** Completes the call's pending attempt on this thread, then takes the call's result. */
+	private static String completeLater(CompletionStage<String> call, Pending pending) {
+		pending.complete();
+		return join(call);
+	}
+
+	/** Subscribes to the call (which starts its attempt), completes the attempt, then takes the result. */
+	private static String completeLater(Mono<String> call, Pending pending) {
+		CompletableFuture<String> result = call.toFuture();
+		pending.complete();
+		return result.join();
 	}
 
 	/**

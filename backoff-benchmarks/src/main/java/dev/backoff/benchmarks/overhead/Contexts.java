@@ -1,6 +1,11 @@
 package dev.backoff.benchmarks.overhead;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Supplier;
 
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
@@ -12,12 +17,20 @@ import dev.failsafe.RetryPolicy;
 import io.github.resilience4j.common.retry.configuration.CommonRetryConfigurationProperties.InstanceProperties;
 import io.github.resilience4j.common.retry.configuration.RetryConfigCustomizer;
 import io.github.resilience4j.core.ContextAwareScheduledThreadPoolExecutor;
+import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetricsPublisher;
+import io.github.resilience4j.micrometer.tagged.TaggedTimeLimiterMetrics;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import io.github.resilience4j.retry.RetryRegistry;
 import io.github.resilience4j.retry.internal.RetryImpl;
 import io.github.resilience4j.spring6.fallback.configure.FallbackConfiguration;
 import io.github.resilience4j.spring6.retry.configure.RetryConfiguration;
 import io.github.resilience4j.spring6.retry.configure.RetryConfigurationProperties;
 import io.github.resilience4j.spring6.spelresolver.configure.SpelResolverConfiguration;
+import io.github.resilience4j.timelimiter.TimeLimiter;
+import io.github.resilience4j.timelimiter.TimeLimiterConfig;
+import io.github.resilience4j.timelimiter.TimeLimiterRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -52,6 +65,15 @@ public final class Contexts {
 
 	/** Attempts in all, the first included, for every retrying library. */
 	public static final int MAX_ATTEMPTS = 3;
+
+	/**
+	 * The attempt timeout of the non-blocking benchmarks, for every library: long enough that
+	 * it never fires, so that only its timer's cost is measured.
+	 */
+	public static final String ATTEMPT_TIMEOUT = "10s";
+
+	/** {@link #ATTEMPT_TIMEOUT} as a {@link Duration}. */
+	public static final Duration ATTEMPT_TIMEOUT_DURATION = Duration.ofSeconds(10);
 
 	private Contexts() {
 	}
@@ -141,6 +163,31 @@ public final class Contexts {
 		ObservationRegistry registry = ObservationRegistry.create();
 		registry.observationConfig().observationHandler((context) -> true);
 		return registry;
+	}
+
+	/**
+	 * @return {@link #backoff()} for the non-blocking methods of {@link AsyncBackoffService}:
+	 * Backoff's scheduler times the {@code CompletableFuture} attempts, Reactor's parallel
+	 * scheduler the {@code Mono} ones
+	 */
+	public static ConfigurableApplicationContext backoffAsync() {
+		return new SpringApplicationBuilder(BackoffAsyncConfig.class).web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
+					"logging.level.root=warn")
+			.run();
+	}
+
+	/** @return a context with Spring Framework 7's {@code @EnableResilientMethods} and {@link AsyncFrameworkRetryService} */
+	public static ConfigurableApplicationContext frameworkRetryAsync() {
+		return new AnnotationConfigApplicationContext(FrameworkRetryAsyncConfig.class);
+	}
+
+	/**
+	 * @return a context with the unproxied {@link AsyncPlainService} and Resilience4j's
+	 * {@link Resilience4jAsync} decorations of its methods, metrics on
+	 */
+	public static ConfigurableApplicationContext resilience4jAsync() {
+		return new AnnotationConfigApplicationContext(Resilience4jAsyncConfig.class);
 	}
 
 	/** @return a context with Spring Framework 7's {@code @EnableResilientMethods} */
@@ -292,6 +339,139 @@ public final class Contexts {
 		@Bean
 		ObservedService observedService() {
 			return new ObservedService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class })
+	static class BackoffAsyncConfig {
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		Sleeper noOpSleeper() {
+			return (delay) -> {
+			};
+		}
+
+		@Bean
+		Pending pending() {
+			return new Pending();
+		}
+
+		@Bean
+		AsyncBackoffService asyncBackoffService(Pending pending) {
+			return new AsyncBackoffService(pending);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableResilientMethods
+	static class FrameworkRetryAsyncConfig {
+
+		@Bean
+		Pending pending() {
+			return new Pending();
+		}
+
+		@Bean
+		AsyncFrameworkRetryService asyncFrameworkRetryService(Pending pending) {
+			return new AsyncFrameworkRetryService(pending);
+		}
+
+	}
+
+	/**
+	 * Resilience4j's decorations of {@link AsyncPlainService}, as a user writes them: a
+	 * {@code Retry} of 3 attempts with a zero interval around the supplier, alone
+	 * ({@code retry*}) and around a {@code TimeLimiter} of {@value #ATTEMPT_TIMEOUT} that
+	 * cancels the running future ({@code timed*}), so that each attempt is bounded. Both from
+	 * registries bound to a meter registry ({@code TaggedRetryMetrics},
+	 * {@code TaggedTimeLimiterMetrics}); the timers and retries run on a one-thread
+	 * {@link ScheduledThreadPoolExecutor} that removes cancelled tasks, as Backoff's does (a
+	 * default {@code Executors.newSingleThreadScheduledExecutor()} would keep every cancelled
+	 * timer queued until its deadline).
+	 * @param retryAtOnce the retried {@link AsyncPlainService#futureAtOnce()}
+	 * @param retryLater the retried {@link AsyncPlainService#futureLater()}
+	 * @param timedAtOnce the retried and time-limited {@link AsyncPlainService#futureAtOnce()}
+	 * @param timedLater the retried and time-limited {@link AsyncPlainService#futureLater()}
+	 */
+	public record Resilience4jAsync(Supplier<CompletionStage<String>> retryAtOnce,
+			Supplier<CompletionStage<String>> retryLater, Supplier<CompletionStage<String>> timedAtOnce,
+			Supplier<CompletionStage<String>> timedLater) {
+
+		static Resilience4jAsync of(AsyncPlainService service, Retry retry, TimeLimiter timeLimiter,
+				ScheduledExecutorService scheduler) {
+			Supplier<CompletionStage<String>> timedAtOnce = TimeLimiter.decorateCompletionStage(timeLimiter,
+					scheduler, service::futureAtOnce);
+			Supplier<CompletionStage<String>> timedLater = TimeLimiter.decorateCompletionStage(timeLimiter, scheduler,
+					service::futureLater);
+			return new Resilience4jAsync(Retry.decorateCompletionStage(retry, scheduler, service::futureAtOnce),
+					Retry.decorateCompletionStage(retry, scheduler, service::futureLater),
+					Retry.decorateCompletionStage(retry, scheduler, timedAtOnce),
+					Retry.decorateCompletionStage(retry, scheduler, timedLater));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Resilience4jAsyncConfig {
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		RetryRegistry retryRegistry(MeterRegistry meterRegistry) {
+			RetryConfig config = RetryConfig.custom()
+				.maxAttempts(MAX_ATTEMPTS)
+				.retryExceptions(RuntimeException.class)
+				.intervalFunction((attempt) -> 0L)
+				.build();
+			RetryRegistry registry = RetryRegistry.of(config);
+			TaggedRetryMetrics.ofRetryRegistry(registry).bindTo(meterRegistry);
+			return registry;
+		}
+
+		@Bean
+		TimeLimiterRegistry timeLimiterRegistry(MeterRegistry meterRegistry) {
+			TimeLimiterConfig config = TimeLimiterConfig.custom()
+				.timeoutDuration(ATTEMPT_TIMEOUT_DURATION)
+				.cancelRunningFuture(true)
+				.build();
+			TimeLimiterRegistry registry = TimeLimiterRegistry.of(config);
+			TaggedTimeLimiterMetrics.ofTimeLimiterRegistry(registry).bindTo(meterRegistry);
+			return registry;
+		}
+
+		@Bean(destroyMethod = "shutdownNow")
+		ScheduledThreadPoolExecutor resilience4jScheduler() {
+			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+			scheduler.setRemoveOnCancelPolicy(true);
+			return scheduler;
+		}
+
+		@Bean
+		Pending pending() {
+			return new Pending();
+		}
+
+		@Bean
+		AsyncPlainService asyncPlainService(Pending pending) {
+			return new AsyncPlainService(pending);
+		}
+
+		@Bean
+		Resilience4jAsync resilience4jAsync(AsyncPlainService service, RetryRegistry retries,
+				TimeLimiterRegistry timeLimiters, ScheduledThreadPoolExecutor resilience4jScheduler) {
+			return Resilience4jAsync.of(service, retries.retry(Resilience4jService.NAME),
+					timeLimiters.timeLimiter(Resilience4jService.NAME), resilience4jScheduler);
 		}
 
 	}

@@ -1,11 +1,15 @@
 package dev.backoff.benchmarks.overhead;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.Function;
 
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
 import dev.backoff.spring.observation.BackoffObservations;
+import dev.backoff.spring.operation.BackoffScheduler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
@@ -15,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Proves the harness: every benchmark's context starts, its bean is (or is not) proxied as
@@ -174,6 +179,104 @@ class CallOverheadBenchmarkTests {
 		finally {
 			state.stop();
 		}
+	}
+
+	@Test
+	void asyncDirectCallReturnsTheResult() {
+		CallOverheadBenchmark.AsyncDirect state = start(new CallOverheadBenchmark.AsyncDirect());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isFalse();
+			assertThat(this.benchmark.asyncAtOnce_0_directFuture(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_0_directFuture(state)).isEqualTo(Flaky.RESULT);
+			assertThatIllegalStateException().isThrownBy(state.pending::complete);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	/**
+	 * Every async {@code @Backoff} benchmark returns the result and counts one successful call;
+	 * only a timed {@code CompletableFuture} attempt that is still pending holds a timer on
+	 * Backoff's scheduler, and its completion removes it.
+	 */
+	@Test
+	void backoffAsyncCallsSucceedAndATimedPendingFutureHoldsOneTimer() {
+		CallOverheadBenchmark.BackoffAsync state = start(new CallOverheadBenchmark.BackoffAsync());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isTrue();
+			assertThat(this.benchmark.asyncAtOnce_3_backoffFuture(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncAtOnce_3_backoffFutureTimeout(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncAtOnce_3_backoffMono(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncAtOnce_3_backoffMonoTimeout(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_3_backoffFuture(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_3_backoffFutureTimeout(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_3_backoffMono(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_3_backoffMonoTimeout(state)).isEqualTo(Flaky.RESULT);
+			MeterRegistry registry = state.context.getBean(MeterRegistry.class);
+			assertThat(registry.find("backoff.calls").tag("outcome", "success").counters()).hasSize(8)
+				.allSatisfy((counter) -> assertThat(counter.count()).isOne());
+
+			ScheduledThreadPoolExecutor scheduler = state.context.getBean(BackoffScheduler.class);
+			assertThat(state.service.futureAtOnceTimed().join()).isEqualTo(Flaky.RESULT);
+			assertThat(scheduler.getQueue()).isEmpty();
+			assertPendingHoldsTimers(state.service.futureLater(), state.pending, scheduler, 0);
+			assertPendingHoldsTimers(state.service.futureLaterTimed(), state.pending, scheduler, 1);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void frameworkAsyncCallsSucceed() {
+		CallOverheadBenchmark.FrameworkRetryAsync state = start(new CallOverheadBenchmark.FrameworkRetryAsync());
+		try {
+			assertThat(AopUtils.isAopProxy(state.service)).isTrue();
+			assertThat(this.benchmark.asyncAtOnce_4_frameworkMono(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncAtOnce_4_frameworkMonoTimeout(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_4_frameworkMono(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_4_frameworkMonoTimeout(state)).isEqualTo(Flaky.RESULT);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	/**
+	 * Every Resilience4j async benchmark returns the result; the time limiter holds one timer
+	 * per attempt, even for a future already complete, until the attempt ends.
+	 */
+	@Test
+	void resilience4jAsyncCallsSucceedAndTheTimeLimiterHoldsOneTimerPerAttempt() {
+		CallOverheadBenchmark.Resilience4jAsync state = start(new CallOverheadBenchmark.Resilience4jAsync());
+		try {
+			assertThat(this.benchmark.asyncAtOnce_6_resilience4jFuture(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncAtOnce_6_resilience4jFutureTimeLimiter(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_6_resilience4jFuture(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_6_resilience4jFutureTimeLimiter(state)).isEqualTo(Flaky.RESULT);
+			ScheduledThreadPoolExecutor scheduler = state.context.getBean(ScheduledThreadPoolExecutor.class);
+			assertThat(scheduler.getQueue()).isEmpty();
+			assertPendingHoldsTimers(state.decorated.retryLater().get(), state.pending, scheduler, 0);
+			assertPendingHoldsTimers(state.decorated.timedLater().get(), state.pending, scheduler, 1);
+			MeterRegistry registry = state.context.getBean(MeterRegistry.class);
+			assertThat(registry.find("resilience4j.retry.calls").meters()).isNotEmpty();
+			assertThat(registry.find("resilience4j.timelimiter.calls").meters()).isNotEmpty();
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	/** While the call's attempt is pending the scheduler holds {@code timers}; once completed, none. */
+	private static void assertPendingHoldsTimers(CompletionStage<String> call, Pending pending,
+			ScheduledThreadPoolExecutor scheduler, int timers) {
+		CompletableFuture<String> future = call.toCompletableFuture();
+		assertThat(future).isNotDone();
+		assertThat(scheduler.getQueue()).hasSize(timers);
+		pending.complete();
+		assertThat(future.join()).isEqualTo(Flaky.RESULT);
+		assertThat(scheduler.getQueue()).isEmpty();
 	}
 
 	@Test
