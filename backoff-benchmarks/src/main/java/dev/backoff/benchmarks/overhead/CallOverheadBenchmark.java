@@ -234,6 +234,21 @@ public class CallOverheadBenchmark {
 
 	}
 
+	/**
+	 * {@link BackoffAsync} with a plain scheduler of the application's own in place of
+	 * {@code BackoffScheduler}: the {@code Mono} path without the close signal that each call
+	 * registers on Backoff's scheduler (see the README's issue 32 section).
+	 */
+	@State(Scope.Benchmark)
+	public static class BackoffAsyncOwnScheduler extends BackoffAsync {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.backoffAsyncOwnScheduler();
+		}
+
+	}
+
 	@State(Scope.Benchmark)
 	public static class FrameworkRetryAsync extends AsyncState<AsyncFrameworkRetryService> {
 
@@ -407,6 +422,16 @@ public class CallOverheadBenchmark {
 	}
 
 	@Benchmark
+	public String asyncAtOnce_3_backoffMonoOwnScheduler(BackoffAsyncOwnScheduler state) {
+		return state.service.monoAtOnce().block();
+	}
+
+	@Benchmark
+	public String asyncAtOnce_3_backoffMonoOwnSchedulerTimeout(BackoffAsyncOwnScheduler state) {
+		return state.service.monoAtOnceTimed().block();
+	}
+
+	@Benchmark
 	public String asyncAtOnce_4_frameworkMono(FrameworkRetryAsync state) {
 		return state.service.monoAtOnce().block();
 	}
@@ -448,6 +473,16 @@ public class CallOverheadBenchmark {
 
 	@Benchmark
 	public String asyncLater_3_backoffMonoTimeout(BackoffAsync state) {
+		return completeLater(state.service.monoLaterTimed(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_3_backoffMonoOwnScheduler(BackoffAsyncOwnScheduler state) {
+		return completeLater(state.service.monoLater(), state.pending);
+	}
+
+	@Benchmark
+	public String asyncLater_3_backoffMonoOwnSchedulerTimeout(BackoffAsyncOwnScheduler state) {
 		return completeLater(state.service.monoLaterTimed(), state.pending);
 	}
 

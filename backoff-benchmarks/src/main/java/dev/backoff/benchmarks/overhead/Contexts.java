@@ -177,6 +177,19 @@ public final class Contexts {
 			.run();
 	}
 
+	/**
+	 * @return {@link #backoffAsync()} with a scheduler of the application's own, a one-thread
+	 * {@link ScheduledThreadPoolExecutor} that removes cancelled tasks, instead of Backoff's
+	 * {@code BackoffScheduler}: without the latter, a {@code Mono} call has no close signal to
+	 * wait on, and registers nothing on it
+	 */
+	public static ConfigurableApplicationContext backoffAsyncOwnScheduler() {
+		return new SpringApplicationBuilder(BackoffAsyncOwnSchedulerConfig.class).web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
+					"logging.level.root=warn")
+			.run();
+	}
+
 	/** @return a context with Spring Framework 7's {@code @EnableResilientMethods} and {@link AsyncFrameworkRetryService} */
 	public static ConfigurableApplicationContext frameworkRetryAsync() {
 		return new AnnotationConfigApplicationContext(FrameworkRetryAsyncConfig.class);
@@ -366,6 +379,20 @@ public final class Contexts {
 		@Bean
 		AsyncBackoffService asyncBackoffService(Pending pending) {
 			return new AsyncBackoffService(pending);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@Import(BackoffAsyncConfig.class)
+	static class BackoffAsyncOwnSchedulerConfig {
+
+		@Bean(name = BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, destroyMethod = "shutdownNow",
+				defaultCandidate = false)
+		ScheduledThreadPoolExecutor backoffScheduler() {
+			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+			scheduler.setRemoveOnCancelPolicy(true);
+			return scheduler;
 		}
 
 	}

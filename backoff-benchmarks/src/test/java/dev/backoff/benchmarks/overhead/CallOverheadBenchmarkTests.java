@@ -229,6 +229,24 @@ class CallOverheadBenchmarkTests {
 	}
 
 	@Test
+	void backoffMonoCallsSucceedOnASchedulerOfTheApplicationsOwn() {
+		CallOverheadBenchmark.BackoffAsyncOwnScheduler state = start(new CallOverheadBenchmark.BackoffAsyncOwnScheduler());
+		try {
+			assertThat(state.context.getBeansOfType(BackoffScheduler.class)).isEmpty();
+			assertThat(this.benchmark.asyncAtOnce_3_backoffMonoOwnScheduler(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncAtOnce_3_backoffMonoOwnSchedulerTimeout(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_3_backoffMonoOwnScheduler(state)).isEqualTo(Flaky.RESULT);
+			assertThat(this.benchmark.asyncLater_3_backoffMonoOwnSchedulerTimeout(state)).isEqualTo(Flaky.RESULT);
+			MeterRegistry registry = state.context.getBean(MeterRegistry.class);
+			assertThat(registry.find("backoff.calls").tag("outcome", "success").counters()).hasSize(4)
+				.allSatisfy((counter) -> assertThat(counter.count()).isOne());
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
 	void frameworkAsyncCallsSucceed() {
 		CallOverheadBenchmark.FrameworkRetryAsync state = start(new CallOverheadBenchmark.FrameworkRetryAsync());
 		try {
