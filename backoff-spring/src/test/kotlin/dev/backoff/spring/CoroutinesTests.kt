@@ -1,6 +1,7 @@
 package dev.backoff.spring
 
 import java.time.Duration
+import java.util.concurrent.TimeoutException
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 
@@ -196,6 +197,42 @@ class CoroutinesTests {
 	}
 
 	@Test
+	fun `an attempt of a suspend fun that never completes is timed out, cancelled and retried`() {
+		start().use { context ->
+			val quotes = context.getBean(Quotes::class.java)
+			val call = this.callers.async { runCatching { quotes.stuck() } }
+			assertThat(quotes.stuckCalls()).isEqualTo(1)
+			// Each attempt 1s, then the waits of 200ms and 400ms.
+			this.time.advanceTimeBy(Duration.ofMillis(1200))
+			assertThat(quotes.stuckCalls()).isEqualTo(2)
+			assertThat(quotes.stuckCancelled()).isEqualTo(1)
+			this.time.advanceTimeBy(Duration.ofMillis(2400))
+			val failure = call.value().exceptionOrNull()
+			assertThat(failure).isInstanceOf(TimeoutException::class.java)
+				.hasMessage("attempt 3 did not complete within 1s")
+			assertThat(quotes.stuckCalls()).isEqualTo(3)
+			assertThat(quotes.stuckCancelled()).isEqualTo(3)
+			assertThat(outcome(context, "Quotes.stuck", "exhausted")).isEqualTo(1.0)
+			this.time.advanceTimeBy(Duration.ofHours(1))
+			assertThat(quotes.stuckCalls()).isEqualTo(3)
+		}
+	}
+
+	@Test
+	fun `an attempt of a Flow that never completes is timed out as a whole and retried`() {
+		start().use { context ->
+			val quotes = context.getBean(Quotes::class.java)
+			val collected = mutableListOf<String>()
+			val call = this.callers.async { runCatching { quotes.stuckFlow().collect { collected.add(it) } } }
+			this.time.advanceTimeBy(Duration.ofMillis(3600))
+			assertThat(call.value().exceptionOrNull()).isInstanceOf(TimeoutException::class.java)
+			// Each attempt emitted before it hung; a retry emits from its start again.
+			assertThat(collected).containsExactly("partial 1", "partial 2", "partial 3")
+			assertThat(quotes.stuckCancelled()).isEqualTo(3)
+		}
+	}
+
+	@Test
 	fun `a Flow is retried for each collection, from its start`() {
 		start().use { context ->
 			val quotes = context.getBean(Quotes::class.java)
@@ -341,6 +378,10 @@ class CoroutinesTests {
 
 		private val flaky = AtomicInteger()
 
+		private val stuck = AtomicInteger()
+
+		private val stuckCancelled = AtomicInteger()
+
 		private val pending = AtomicInteger()
 
 		private val refused = AtomicInteger()
@@ -404,6 +445,32 @@ class CoroutinesTests {
 			this.alwaysDown.incrementAndGet()
 			throw IllegalStateException("down")
 		}
+
+		@Backoff("quotes", attemptTimeout = "1s")
+		open suspend fun stuck(): String {
+			this.stuck.incrementAndGet()
+			try {
+				awaitCancellation()
+			}
+			finally {
+				this.stuckCancelled.incrementAndGet()
+			}
+		}
+
+		@Backoff("quotes", attemptTimeout = "1s")
+		open fun stuckFlow(): Flow<String> = flow {
+			emit("partial ${this@Quotes.stuck.incrementAndGet()}")
+			try {
+				awaitCancellation()
+			}
+			finally {
+				this@Quotes.stuckCancelled.incrementAndGet()
+			}
+		}
+
+		open fun stuckCalls() = this.stuck.get()
+
+		open fun stuckCancelled() = this.stuckCancelled.get()
 
 		@Backoff("quotes")
 		open suspend fun hangs(): String {
