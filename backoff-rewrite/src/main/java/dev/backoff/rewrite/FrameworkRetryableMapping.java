@@ -116,9 +116,8 @@ final class FrameworkRetryableMapping {
 			}
 			String inner = BackoffAnnotation.isBeanExpression(text) ? text.trim().substring(2, text.trim().length() - 1)
 					: text.trim();
+			// Backoff's attributes resolve placeholders, then bean expressions, as @Value does.
 			ours.string("maxAttempts", "#{(" + inner + ") + 1}");
-			ours.note("maxRetriesString " + text + " is now a #{...} bean expression adding the first call, which "
-					+ "Backoff's string attributes must resolve as @Value does");
 			return null;
 		}
 		if (!retry.has("maxRetries")) {
@@ -172,10 +171,6 @@ final class FrameworkRetryableMapping {
 				return null;
 			}
 			ours.string(ourName, text.trim());
-			if (BackoffAnnotation.isBeanExpression(text)) {
-				ours.note(attribute + "String " + text + " is a #{...} bean expression, which Backoff's string "
-						+ "attributes must resolve as @Value does");
-			}
 			return null;
 		}
 		if (!retry.has(attribute)) {

@@ -280,9 +280,7 @@ final class SpringRetryMapping {
 			return;
 		}
 		if (BackoffAnnotation.isBeanExpression(text)) {
-			ours.note(attribute + " " + text + " is a #{...} bean expression, which Backoff's string attributes "
-					+ "must resolve as @Value does");
-			return;
+			return;	// evaluated once at start-up, by Spring Retry and by Backoff's attributes alike
 		}
 		ours.unmigratable(attribute + " \"" + text + "\" is evaluated on every retry (no #{...}): Backoff reads "
 				+ "its attributes once");

@@ -76,9 +76,11 @@ class MigrateFrameworkRetryableTests implements RewriteTest {
 
 	@Test
 	void maxRetriesPlaceholderAddsTheFirstCall() {
-		migrates("@Retryable(maxRetriesString = \"${quotes.retries}\")", """
-				// Backoff migration, not exact: maxRetriesString ${quotes.retries} is now a #{...} bean expression adding the first call, which Backoff's string attributes must resolve as @Value does (see docs/migrating.md)
-				@Backoff(maxAttempts = "#{(${quotes.retries}) + 1}", baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)""");
+		// Backoff resolves the placeholder, then the bean expression, as @Value does: "#{(3) + 1}" is 4.
+		migrates("@Retryable(maxRetriesString = \"${quotes.retries}\")",
+				"@Backoff(maxAttempts = \"#{(${quotes.retries}) + 1}\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
+		migrates("@Retryable(maxRetriesString = \"#{@quoteSettings.retries}\")",
+				"@Backoff(maxAttempts = \"#{(@quoteSettings.retries) + 1}\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
 	}
 
 	@Test
