@@ -8,10 +8,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
 import java.util.stream.Collectors;
@@ -93,6 +98,42 @@ public final class StartupBenchmark {
 	 */
 	public static Map<StartupVariant, List<Measurement>> run(int runs, int beans, Path classes,
 			List<StartupVariant> variants, PrintStream progress) throws IOException, InterruptedException {
+		return run(runs, beans, classes, variants, progress, Children.MEASURE);
+	}
+
+	/**
+	 * How the child JVMs run.
+	 * @param jvmArgs options of each child JVM
+	 * @param parallelism how many run at once
+	 */
+	public record Children(List<String> jvmArgs, int parallelism) {
+
+		/** For measurements: one child at a time, with the JVM's defaults. */
+		public static final Children MEASURE = new Children(List.of(), 1);
+
+		/**
+		 * For a test of the harness itself, which checks what the children report, not how fast:
+		 * two at a time, compiled by C1 only, as the build runs its own tests.
+		 */
+		public static final Children CHECK = new Children(List.of("-XX:TieredStopAtLevel=1"), 2);
+
+	}
+
+	/**
+	 * As {@link #run(int, int, Path, List, PrintStream)}, with the children run as given.
+	 * @param runs the runs per variant
+	 * @param beans the number of beans (and classes)
+	 * @param classes where to write the generated classes, one directory per flavour
+	 * @param variants the variants to run
+	 * @param progress where to report progress
+	 * @param children how the child JVMs run
+	 * @return every variant's measurements, in the variants' order
+	 * @throws IOException if a child JVM cannot be started or read
+	 * @throws InterruptedException if interrupted while waiting for a child JVM
+	 */
+	public static Map<StartupVariant, List<Measurement>> run(int runs, int beans, Path classes,
+			List<StartupVariant> variants, PrintStream progress, Children children)
+			throws IOException, InterruptedException {
 		String classPath = System.getProperty("java.class.path");
 		long compileStart = System.nanoTime();
 		for (Flavour flavour : Flavour.values()) {
@@ -101,24 +142,53 @@ public final class StartupBenchmark {
 		progress.printf(Locale.ROOT, "compiled %d classes x %d flavours into %s in %.1f s%n", beans + 1,
 				Flavour.values().length, classes, (System.nanoTime() - compileStart) / 1e9);
 		Map<StartupVariant, List<Measurement>> results = new EnumMap<>(StartupVariant.class);
-		for (int run = 1; run <= runs; run++) {
-			for (StartupVariant variant : variants) {
-				Path flavourClasses = classes.resolve(variant.flavour().directoryName());
-				Measurement measurement = child(variant, beans, classPath + File.pathSeparator + flavourClasses);
-				results.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(measurement);
-				progress.printf(Locale.ROOT, "run %d/%d %-19s start-up %6.0f ms, first calls %5.0f ms, heap %6.1f MB%n",
-						run, runs, variant.id(), measurement.startupNanos() / MS, measurement.callsNanos() / MS,
-						measurement.heapAfterCalls() / MB);
+		ExecutorService executor = Executors.newFixedThreadPool(children.parallelism());
+		try {
+			for (int run = 1; run <= runs; run++) {
+				Map<StartupVariant, Future<Measurement>> started = new LinkedHashMap<>();
+				for (StartupVariant variant : variants) {
+					Path flavourClasses = classes.resolve(variant.flavour().directoryName());
+					started.put(variant, executor.submit(() -> child(variant, beans,
+							classPath + File.pathSeparator + flavourClasses, children.jvmArgs())));
+				}
+				for (Map.Entry<StartupVariant, Future<Measurement>> entry : started.entrySet()) {
+					StartupVariant variant = entry.getKey();
+					Measurement measurement = measurement(entry.getValue());
+					results.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(measurement);
+					progress.printf(Locale.ROOT,
+							"run %d/%d %-19s start-up %6.0f ms, first calls %5.0f ms, heap %6.1f MB%n", run, runs,
+							variant.id(), measurement.startupNanos() / MS, measurement.callsNanos() / MS,
+							measurement.heapAfterCalls() / MB);
+				}
 			}
+		}
+		finally {
+			executor.shutdownNow();
 		}
 		return results;
 	}
 
-	private static Measurement child(StartupVariant variant, int beans, String classPath)
+	private static Measurement measurement(Future<Measurement> child) throws IOException, InterruptedException {
+		try {
+			return child.get();
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof IOException io) {
+				throw io;
+			}
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex.getCause());
+		}
+	}
+
+	private static Measurement child(StartupVariant variant, int beans, String classPath, List<String> jvmArgs)
 			throws IOException, InterruptedException {
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		Process process = new ProcessBuilder(java, "-cp", classPath, StartupApplication.class.getName(), variant.id(),
-				Integer.toString(beans))
+		List<String> command = new ArrayList<>();
+		command.add(java);
+		command.addAll(jvmArgs);
+		command.addAll(List.of("-cp", classPath, StartupApplication.class.getName(), variant.id(),
+				Integer.toString(beans)));
+		Process process = new ProcessBuilder(command)
 			.redirectError(ProcessBuilder.Redirect.INHERIT)
 			.start();
 		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
