@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger
 import dev.backoff.Backoff
 import dev.backoff.Jitter
 import dev.backoff.RecordingListener
+import dev.backoff.Sleeper
 import dev.backoff.spring.config.BackoffConfigurationException
 import io.micrometer.core.instrument.MeterRegistry
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
@@ -80,6 +81,25 @@ class CoroutinesTests {
 			assertThat(registry.get("backoff.calls").tags("method", "Quotes.flaky", "outcome", "success_after_retry")
 				.counter().count()).isEqualTo(1.0)
 			assertThat(registry.get("backoff.retries").tag("method", "Quotes.flaky").counter().count()).isEqualTo(2.0)
+		}
+	}
+
+	@Test
+	fun `with the instant sleeper of @InstantBackoff a suspend fun retries without waiting`() {
+		val context = AnnotationConfigApplicationContext()
+		context.environment.propertySources.addFirst(MockPropertySource()
+			.withProperty("backoff.policies.quotes.max-attempts", "3")
+			.withProperty("backoff.policies.quotes.base-delay", "200ms"))
+		// What backoff-test's @InstantBackoff defines: waits computed and reported, not waited.
+		context.registerBean("backoffSleeper", Sleeper::class.java, java.util.function.Supplier { Sleeper.INSTANT })
+		context.register(Application::class.java)
+		context.refresh()
+		context.use {
+			val quotes = it.getBean(Quotes::class.java)
+			val call = this.callers.async { quotes.flaky("ACME") }
+			// No virtual time has passed.
+			assertThat(call.value()).isEqualTo("ACME after 3 attempts")
+			assertThat(it.getBean(RecordingListener::class.java).delays()).hasSize(2)
 		}
 	}
 
