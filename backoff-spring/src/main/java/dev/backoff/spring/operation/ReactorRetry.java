@@ -207,12 +207,6 @@ final class ReactorRetry {
 	private static Retry retry(BackoffCall call, BackoffOperation operation) {
 		boolean instant = (operation.getExecutor().getSleeper() == Sleeper.INSTANT);
 		ScheduledExecutorService scheduler = operation.getScheduler();
-		// The context's close ends a wait at once, as it ends the waits of future-returning methods.
-		// Registered only while a wait runs, and removed when it ends: a call must leave nothing behind.
-		Mono<Object> closing = (scheduler instanceof BackoffScheduler owned) ? Mono.create((sink) -> {
-			Runnable remove = owned.onClose(() -> sink.success(CLOSED));
-			sink.onDispose(remove::run);
-		}) : Mono.never();
 		return Retry.from((signals) -> signals.concatMap((signal) -> {
 			Throwable failure = signal.failure();
 			if (call.isEnded()) {
@@ -229,11 +223,26 @@ final class ReactorRetry {
 				return Mono.error(call.end(failure));
 			}
 			// With Sleeper.INSTANT (tests) the wait is computed, reported and skipped, as for a blocking call.
-			Mono<Long> wait = instant ? Mono.just(0L) : Mono.delay(delay).takeUntilOther(closing);
+			Mono<Long> wait = instant ? Mono.just(0L) : Mono.delay(delay).takeUntilOther(closing(scheduler));
 			// No attempt after the context closed: the bean may be gone.
 			return wait.then(Mono.defer(() -> scheduler.isShutdown() ? Mono.error(endAtClose(call, failure))
 					: Mono.just(0L)));
 		}));
+	}
+
+	/**
+	 * The context's close, which ends a wait at once, as it ends the waits of future-returning
+	 * methods. Made only for a wait, so that a call that succeeds at once pays nothing for it,
+	 * and registered only while the wait runs: a call must leave nothing behind.
+	 */
+	private static Mono<Object> closing(ScheduledExecutorService scheduler) {
+		if (!(scheduler instanceof BackoffScheduler owned)) {
+			return Mono.never();
+		}
+		return Mono.create((sink) -> {
+			Runnable remove = owned.onClose(() -> sink.success(CLOSED));
+			sink.onDispose(remove::run);
+		});
 	}
 
 	/** Ends a call whose next attempt would come after the context closed, as {@code AsyncCall} does. */
