@@ -114,14 +114,15 @@ public class BackoffConfiguration {
 	static class MetricsConfiguration {
 
 		@Bean
-		BackoffListenerFactory backoffMetrics(ObjectProvider<MeterRegistry> registries, BackoffPolicies policies) {
+		BackoffListenerFactory backoffMetrics(ObjectProvider<MeterRegistry> registries, BackoffPolicies policies,
+				BackoffSettings settings) {
 			MeterRegistry registry = registries.getIfUnique();
 			if (registry == null) {
 				return (operation) -> BackoffListener.NONE;
 			}
 			// No Spring Boot to bind MeterBinder beans: the budgets' gauge is bound here.
 			new BackoffBudgetMetrics(policies).bindTo(registry);
-			return new BackoffMetrics(registry);
+			return new BackoffMetrics(registry, settings.getMetrics().getFailuresAtZero());
 		}
 
 	}

@@ -1,6 +1,7 @@
 package dev.backoff.autoconfigure.metrics;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffProperties;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.metrics.BackoffBudgetMetrics;
 import dev.backoff.spring.metrics.BackoffMetrics;
@@ -30,8 +31,8 @@ public final class BackoffMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffMetrics backoffMetrics(MeterRegistry registry) {
-		return new BackoffMetrics(registry);
+	BackoffMetrics backoffMetrics(MeterRegistry registry, BackoffProperties properties) {
+		return new BackoffMetrics(registry, properties.getMetrics().getFailuresAtZero());
 	}
 
 	@Bean

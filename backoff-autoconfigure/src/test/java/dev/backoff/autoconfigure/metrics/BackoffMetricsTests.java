@@ -25,6 +25,8 @@ import dev.backoff.spring.operation.BackoffOperationSource;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.core.instrument.logging.LoggingMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -45,6 +47,9 @@ import static org.assertj.core.api.Assumptions.assumeThat;
  * failure sequences, with a recording sleeper.
  */
 class BackoffMetricsTests {
+
+	/** The outcomes but the two successes. */
+	private static final int FAILURES = Outcome.values().length - 2;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
@@ -68,11 +73,63 @@ class BackoffMetricsTests {
 			assertThat(quotes.fetch()).isEqualTo("ok");
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			assertThat(count(registry, "success")).isEqualTo(1);
-			// Every outcome's counter, at 0 but this one; no summary for success, no timer and no
-			// retries counter before the first wait.
-			assertThat(meters(registry)).containsExactlyInAnyOrderElementsOf(callsOfEveryOutcome());
-			assertThat(count(registry, "exhausted")).isZero();
+			// Only this outcome's counter: a SimpleMeterRegistry needs no failure counters at 0
+			// (nothing reads increases from it); no summary for success, no timer and no retries
+			// counter before the first wait.
+			assertThat(meters(registry)).containsExactly("backoff.calls success");
+			assertThat(context.getBean(BackoffMetrics.class).registersFailuresAtZero()).isFalse();
 		});
+	}
+
+	@Test
+	void registersTheFailureCountersAtZeroWhenAskedToInAnyRegistry() {
+		this.runner.withPropertyValues("backoff.metrics.failures-at-zero=true").run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			quotes.script("ok");
+			quotes.fetch();
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(meters(registry)).containsExactlyInAnyOrderElementsOf(callsOfEveryFailure("backoff.calls success"));
+			assertThat(count(registry, "exhausted")).isZero();
+			assertThat(count(registry, "success")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void registersTheFailureCountersAtZeroOnlyForARegistryThatReportsTotals() {
+		SimpleMeterRegistry simple = new SimpleMeterRegistry();
+		PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+		MeterRegistry step = new LoggingMeterRegistry();
+		assertThat(new BackoffMetrics(simple).registersFailuresAtZero()).isFalse();
+		assertThat(new BackoffMetrics(step).registersFailuresAtZero()).isFalse();
+		assertThat(new BackoffMetrics(prometheus).registersFailuresAtZero()).isTrue();
+		CompositeMeterRegistry composite = new CompositeMeterRegistry();
+		assertThat(new BackoffMetrics(composite).registersFailuresAtZero()).isFalse();
+		composite.add(simple).add(step);
+		assertThat(new BackoffMetrics(composite).registersFailuresAtZero()).isFalse();
+		composite.add(new CompositeMeterRegistry().add(prometheus));
+		assertThat(new BackoffMetrics(composite).registersFailuresAtZero()).isTrue();
+		// The setting wins either way.
+		assertThat(new BackoffMetrics(simple, true).registersFailuresAtZero()).isTrue();
+		assertThat(new BackoffMetrics(prometheus, false).registersFailuresAtZero()).isFalse();
+		step.close();
+	}
+
+	@Test
+	void leavesTheFailureCountersOutOfPrometheusWhenAskedTo() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+			.withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+			.withBean(RecordingSleeper.class)
+			.withBean(Quotes.class)
+			.withPropertyValues("backoff.policies.quotes.max-attempts=2", "backoff.metrics.failures-at-zero=false")
+			.run((context) -> {
+				Quotes quotes = context.getBean(Quotes.class);
+				quotes.script("ok");
+				quotes.fetch();
+				assertThat(callsSeries(context.getBean(PrometheusMeterRegistry.class))).containsExactly(
+						"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"success\",policy=\"quotes\"} 1.0");
+			});
 	}
 
 	@Test
@@ -113,10 +170,13 @@ class BackoffMetricsTests {
 				System.out.printf("Backoff first failure, scraped before:%n%s%nand after:%n%s%n",
 						String.join("\n", beforeFailure), String.join("\n", afterFailure));
 				String exhausted = "backoff_calls_total{method=\"Quotes.fetch\",outcome=\"exhausted\",policy=\"quotes\"}";
-				assertThat(beforeFailure).hasSize(Outcome.values().length)
+				// Every failure outcome at 0, and the success that the first call was.
+				assertThat(beforeFailure).hasSize(FAILURES + 1)
 					.contains(exhausted + " 0.0",
-							"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"success\",policy=\"quotes\"} 1.0");
-				assertThat(afterFailure).hasSize(Outcome.values().length).contains(exhausted + " 1.0");
+							"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"nested\",policy=\"quotes\"} 0.0",
+							"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"success\",policy=\"quotes\"} 1.0")
+					.noneMatch((series) -> series.contains("success_after_retry"));
+				assertThat(afterFailure).hasSize(FAILURES + 1).contains(exhausted + " 1.0");
 			});
 	}
 
@@ -168,9 +228,9 @@ class BackoffMetricsTests {
 				.containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
 			assertThat(registry.get(BackoffMetrics.ATTEMPTS).tag("outcome", "success_after_retry").summary().totalAmount())
 				.isEqualTo(3);
-			assertThat(meters(registry)).containsExactlyInAnyOrderElementsOf(callsOfEveryOutcome("backoff.attempts "
-					+ "success_after_retry", "backoff.delay", "backoff.retries UncheckedIOException",
-					"backoff.retries IllegalStateException"));
+			assertThat(meters(registry)).containsExactlyInAnyOrder("backoff.calls success_after_retry",
+					"backoff.attempts success_after_retry", "backoff.delay", "backoff.retries UncheckedIOException",
+					"backoff.retries IllegalStateException");
 		});
 	}
 
@@ -201,8 +261,8 @@ class BackoffMetricsTests {
 			assertThat(count(registry, "not_retryable")).isEqualTo(1);
 			assertThat(registry.get(BackoffMetrics.ATTEMPTS).tag("outcome", "not_retryable").summary().count())
 				.isEqualTo(1);
-			assertThat(meters(registry))
-				.containsExactlyInAnyOrderElementsOf(callsOfEveryOutcome("backoff.attempts not_retryable"));
+			assertThat(meters(registry)).containsExactlyInAnyOrder("backoff.calls not_retryable",
+					"backoff.attempts not_retryable");
 		});
 	}
 
@@ -283,11 +343,11 @@ class BackoffMetricsTests {
 		return registry.scrape().lines().filter((line) -> line.startsWith("backoff_calls_total{")).toList();
 	}
 
-	/** The {@code backoff.calls} meter of every outcome, as {@link #meters} names them, and {@code others}. */
-	private static List<String> callsOfEveryOutcome(String... others) {
-		return Stream.concat(Stream.of(Outcome.values()).map((outcome) -> "backoff.calls " + outcome.tagValue()),
-				Stream.of(others))
-			.toList();
+	/** The {@code backoff.calls} meter of every failure outcome, as {@link #meters} names them, and {@code others}. */
+	private static List<String> callsOfEveryFailure(String... others) {
+		return Stream.concat(Stream.of(Outcome.values())
+			.filter((outcome) -> !outcome.isSuccess())
+			.map((outcome) -> "backoff.calls " + outcome.tagValue()), Stream.of(others)).toList();
 	}
 
 	/** The meters of {@code Quotes.fetch}, each as its name and its outcome or exception. */

@@ -46,6 +46,13 @@ class StrictConfigurationTests {
 	}
 
 	@Test
+	void rejectsAFailuresAtZeroSwitchThatIsNeitherTrueNorFalse() {
+		this.runner.withPropertyValues("backoff.metrics.failures-at-zero=yes")
+			.run((context) -> assertReport(context, "backoff.metrics.failures-at-zero", "'yes'",
+					"must be true or false"));
+	}
+
+	@Test
 	void acceptsTrueAndFalseInAnyCase() {
 		this.runner.withPropertyValues("backoff.enabled=TRUE")
 			.run((context) -> assertThat(context).hasSingleBean(BackoffOperationSource.class));

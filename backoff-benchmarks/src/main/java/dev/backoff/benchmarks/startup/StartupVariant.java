@@ -40,6 +40,13 @@ public enum StartupVariant {
 	/** {@link #BACKOFF} in the actuator's application. */
 	BACKOFF_ACTUATOR("backoff-actuator", Flavour.BACKOFF, ActuatorConfig.class, NO_TRACER),
 
+	/**
+	 * {@link #BACKOFF_ACTUATOR} with {@code backoff.metrics.failures-at-zero=true}: each called
+	 * method's failure counters registered at 0, as with a Prometheus registry.
+	 */
+	BACKOFF_FAILURES_AT_ZERO_ACTUATOR("backoff-failures-at-zero-actuator", Flavour.BACKOFF, ActuatorConfig.class,
+			NO_TRACER, "backoff.metrics.failures-at-zero=true"),
+
 	/** {@link #FRAMEWORK} in the actuator's application. */
 	FRAMEWORK_ACTUATOR("framework-actuator", Flavour.FRAMEWORK, FrameworkActuatorConfig.class, NO_TRACER,
 			"backoff.enabled=false"),

@@ -75,16 +75,22 @@ class StartupBenchmarkTests {
 	}
 
 	/**
-	 * With the actuator and no tracer, the {@code backoff.*} meters alone: 4 per method once
-	 * each has succeeded (calls, attempts, and the retries' and delays' meters registered with
-	 * them), no timer of Boot's meter observation handler. With a tracer, the calls are
-	 * observed and Boot's meter handler adds its timers.
+	 * With the actuator and no tracer, the {@code backoff.*} meters alone: one per method once
+	 * each has succeeded, its {@code success} counter, and no timer of Boot's meter observation
+	 * handler. With a tracer, the calls are observed and Boot's meter handler adds its timers.
 	 */
 	@Test
 	void theActuatorAloneAddsNoObservationTimers() {
-		assertThat(only(StartupVariant.BACKOFF_ACTUATOR).meters()).isEqualTo(only(StartupVariant.BACKOFF).meters());
+		assertThat(only(StartupVariant.BACKOFF_ACTUATOR).meters()).isEqualTo(METHODS)
+			.isEqualTo(only(StartupVariant.BACKOFF).meters());
 		assertThat(only(StartupVariant.BACKOFF_TRACING).meters()).isGreaterThan(only(StartupVariant.BACKOFF).meters());
 		assertThat(only(StartupVariant.PLAIN_ACTUATOR).allMeters()).isPositive();
+	}
+
+	/** The actuator's simple registry needs no failure counters at 0; asked for, they are six per method. */
+	@Test
+	void failureCountersAtZeroAreSixMoreMetersPerMethod() {
+		assertThat(only(StartupVariant.BACKOFF_FAILURES_AT_ZERO_ACTUATOR).meters()).isEqualTo(7 * METHODS);
 	}
 
 	@Test

@@ -133,12 +133,22 @@ public class BackoffSettings {
 
 		private boolean enabled = true;
 
+		private @Nullable Boolean failuresAtZero;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+		public @Nullable Boolean getFailuresAtZero() {
+			return this.failuresAtZero;
+		}
+
+		public void setFailuresAtZero(@Nullable Boolean failuresAtZero) {
+			this.failuresAtZero = failuresAtZero;
 		}
 
 	}

@@ -18,7 +18,7 @@ public final class BackoffSwitches {
 
 	/**
 	 * Checks {@code backoff.enabled}, {@code backoff.metrics.enabled},
-	 * {@code backoff.observations.enabled} (each {@code true} or {@code false}) and
+	 * {@code backoff.metrics.failures-at-zero}, {@code backoff.observations.enabled} (each {@code true} or {@code false}) and
 	 * {@code backoff.mode} ({@code proxy} or {@code aspectj}).
 	 * @param environment where they are set
 	 * @return {@code backoff.enabled}, or {@code null} when it is not set
@@ -27,6 +27,7 @@ public final class BackoffSwitches {
 	public static @Nullable Boolean check(Environment environment) {
 		Boolean enabled = flag(environment, "backoff.enabled");
 		flag(environment, "backoff.metrics.enabled");
+		flag(environment, "backoff.metrics.failures-at-zero");
 		flag(environment, "backoff.observations.enabled");
 		String mode = environment.getProperty("backoff.mode");
 		if (mode != null && !mode.equalsIgnoreCase("proxy") && !mode.equalsIgnoreCase("aspectj")) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
@@ -16,6 +17,9 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.step.StepMeterRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,15 +36,17 @@ import org.jspecify.annotations.Nullable;
  * <li>{@value #ATTEMPTS} (distribution summary: policy, method, outcome): attempts per call,
  * for every outcome but {@code success}, which is one attempt by definition.</li>
  * </ul>
- * A meter is registered the first time it has something to record, with one exception: when a
- * method's first call ends, its {@value #CALLS} counter of every outcome is registered, at 0,
- * before that call's is incremented. A counter born at 1 is a first increase that Prometheus's
- * {@code increase()} and {@code rate()} cannot see, so without it a method's first failure of a
- * kind would never fire an alert; this way only the outcome of its very first call is born at 1
- * (see docs/observability.md). The rest come on first use: an outcome's summary when a call
- * first ends so, the timer at the first wait, a retries counter at the first retry for its
- * exception. So a method never called has no meter. After that a call only increments or
- * records, and a success on the first attempt costs one counter increment.
+ * A meter is registered the first time it has something to record, with one exception where
+ * the registry needs it ({@link #registersFailuresAtZero()}): when a method's first call ends,
+ * its {@value #CALLS} counter of every failure outcome (all but the two successes) is
+ * registered, at 0, before that call's is incremented. A counter born at 1 is a first increase
+ * that Prometheus's {@code increase()} and {@code rate()} cannot see, so without it a method's
+ * first failure of a kind would never fire an alert; this way only the outcome of its very first
+ * call is born at 1 (see docs/observability.md). The rest come on first use: an outcome's
+ * counter and summary when a call first ends so, the timer at the first wait, a retries counter
+ * at the first retry for its exception. So a method never called has no meter. After that a
+ * call only increments or records, and a success on the first attempt costs one counter
+ * increment.
  */
 public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts {
 
@@ -56,18 +62,59 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 	/** Attempts per call. */
 	public static final String ATTEMPTS = "backoff.attempts";
 
+	/** The outcomes whose counters may be registered at 0: every one but the successes. */
+	private static final Outcome[] FAILURES = Stream.of(Outcome.values())
+		.filter((outcome) -> !outcome.isSuccess())
+		.toArray(Outcome[]::new);
+
 	private final MeterRegistry registry;
 
+	private final @Nullable Boolean failuresAtZero;
+
 	/**
+	 * Failure counters registered at 0 where the registry needs them (see
+	 * {@link #registersFailuresAtZero()}).
 	 * @param registry the registry to record into
 	 */
 	public BackoffMetrics(MeterRegistry registry) {
+		this(registry, null);
+	}
+
+	/**
+	 * @param registry the registry to record into
+	 * @param failuresAtZero whether a called method's failure counters are registered at 0
+	 * ({@code backoff.metrics.failures-at-zero}), or {@code null} to decide by the registry
+	 */
+	public BackoffMetrics(MeterRegistry registry, @Nullable Boolean failuresAtZero) {
 		this.registry = registry;
+		this.failuresAtZero = failuresAtZero;
 	}
 
 	@Override
 	public BackoffListener create(BackoffOperation operation) {
-		return new MeteredListener(this.registry, operation);
+		return new MeteredListener(this, operation);
+	}
+
+	/**
+	 * Whether, when a method's first call ends, its {@value #CALLS} counters of the failure
+	 * outcomes are registered at 0: as {@code backoff.metrics.failures-at-zero} says, or, when it
+	 * is not set, when a registry reports totals from which a monitoring system reads increases
+	 * (Prometheus's, OTLP's): a counter born at 1 hides its first increase there. Not for a
+	 * {@link SimpleMeterRegistry}, read in the process (the actuator's {@code metrics} endpoint),
+	 * nor a {@link StepMeterRegistry}, which publishes each step's increase, so that a first
+	 * increment is seen; there the counters would only cost heap (about 350 B each). Asked as
+	 * each method's first call ends, so that registries added to a composite until then count.
+	 * @return whether the failure counters are registered at 0
+	 */
+	public boolean registersFailuresAtZero() {
+		return (this.failuresAtZero != null) ? this.failuresAtZero : readsIncreases(this.registry);
+	}
+
+	private static boolean readsIncreases(MeterRegistry registry) {
+		if (registry instanceof CompositeMeterRegistry composite) {
+			return composite.getRegistries().stream().anyMatch(BackoffMetrics::readsIncreases);
+		}
+		return !(registry instanceof SimpleMeterRegistry) && !(registry instanceof StepMeterRegistry);
 	}
 
 	@Override
@@ -94,6 +141,8 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 	 */
 	private static final class MeteredListener implements BackoffListener {
 
+		private final BackoffMetrics metrics;
+
 		private final MeterRegistry registry;
 
 		private final BackoffOperation operation;
@@ -113,8 +162,9 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private @Nullable Counter resultRetries;
 
-		MeteredListener(MeterRegistry registry, BackoffOperation operation) {
-			this.registry = registry;
+		MeteredListener(BackoffMetrics metrics, BackoffOperation operation) {
+			this.metrics = metrics;
+			this.registry = metrics.registry;
 			this.operation = operation;
 		}
 
@@ -155,18 +205,22 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			}
 		}
 
-		/** Registers every outcome's counter, at 0, the first time a call ends. */
+		/**
+		 * Registers the outcome's counter; the first time a call ends, the failures' at 0 too,
+		 * where the registry needs them.
+		 */
 		private Counter registerCalls(Outcome outcome) {
 			Counter[] calls = this.calls;
 			if (calls == null) {
 				calls = new Counter[Outcome.values().length];
-				for (Outcome each : Outcome.values()) {
-					calls[each.ordinal()] = callsCounter(each);
+				if (this.metrics.registersFailuresAtZero()) {
+					for (Outcome failure : FAILURES) {
+						calls[failure.ordinal()] = callsCounter(failure);
+					}
 				}
 				this.calls = calls;
-				return calls[outcome.ordinal()];
 			}
-			// Another thread's array, whose slots this thread may not see filled yet.
+			// Into this thread's array or another's, whose slots this thread may not see filled yet.
 			Counter counter = callsCounter(outcome);
 			calls[outcome.ordinal()] = counter;
 			return counter;
