@@ -54,6 +54,22 @@ class EnableBackoffTests {
 	}
 
 	@Test
+	void registersTheFailureCountersAtZeroOnlyWhenAskedToInASimpleRegistry() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
+			context.getBean(Quotes.class).flaky();
+			assertThat(context.getBean(MeterRegistry.class).find("backoff.calls").counters()).hasSize(1);
+		}
+		try (AnnotationConfigApplicationContext context = start(
+				quotesPolicy().withProperty("backoff.metrics.failures-at-zero", "true"))) {
+			context.getBean(Quotes.class).flaky();
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			// The six failure outcomes at 0, and the one this call ended with.
+			assertThat(registry.find("backoff.calls").counters()).hasSize(7);
+			assertThat(registry.get("backoff.calls").tag("outcome", "exhausted").counter().count()).isZero();
+		}
+	}
+
+	@Test
 	void fallsBackWhenTheAttemptsRunOut() {
 		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
 			Quotes quotes = context.getBean(Quotes.class);
