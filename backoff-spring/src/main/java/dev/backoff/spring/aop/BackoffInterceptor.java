@@ -3,6 +3,7 @@ package dev.backoff.spring.aop;
 import java.lang.reflect.Method;
 import java.util.function.Supplier;
 
+import dev.backoff.BackoffTask;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -47,8 +48,29 @@ public class BackoffInterceptor implements MethodInterceptor {
 					+ ", but got " + invocation.getClass().getName()
 					+ "; use Spring AOP proxies, or AspectJ weaving with backoff-aspectj");
 		}
-		return operation.invoke(() -> proxyInvocation.invocableClone().proceed(), proxyInvocation.getProxy(), target,
+		return operation.invoke(new Attempt(proxyInvocation), proxyInvocation.getProxy(), target,
 				invocation.getArguments());
+	}
+
+	/**
+	 * One attempt: proceeds on a fresh clone of the invocation. A class rather than a lambda,
+	 * which would add a frame (its class's {@code run} and the lambda's body): a failing
+	 * attempt's exception, and the {@code InvocationTargetException} of Spring's reflective
+	 * call, each walk the whole stack as they are made.
+	 */
+	private static final class Attempt implements BackoffTask<@Nullable Object> {
+
+		private final ProxyMethodInvocation invocation;
+
+		Attempt(ProxyMethodInvocation invocation) {
+			this.invocation = invocation;
+		}
+
+		@Override
+		public @Nullable Object run() throws Throwable {
+			return this.invocation.invocableClone().proceed();
+		}
+
 	}
 
 }
