@@ -61,6 +61,13 @@ public final class BackoffCall {
 	/** Whether this call's attempts mark their thread, so that calls made inside them are nested. */
 	private final boolean encloses;
 
+	/**
+	 * The calling thread's holder, for a blocking call, whose attempts all run on the thread
+	 * that started it: found once rather than at every attempt. {@code null} when attempts may
+	 * run on other threads, each of which has its own.
+	 */
+	private final @Nullable Enclosing here;
+
 	private @Nullable BackoffDelays delays;
 
 	/** Allocated on the first failure worth remembering: a result-only retry needs none. */
@@ -76,7 +83,8 @@ public final class BackoffCall {
 	private volatile boolean ended;
 
 	BackoffCall(BackoffPolicy policy, @Nullable RetryBudget budget, BackoffListener listener, NanoClock clock,
-			RandomSource randomSource, long startNanos, @Nullable BackoffPolicy enclosing, boolean encloses) {
+			RandomSource randomSource, long startNanos, @Nullable BackoffPolicy enclosing, boolean encloses,
+			@Nullable Enclosing here) {
 		this.policy = policy;
 		this.budget = budget;
 		this.listener = listener;
@@ -85,6 +93,7 @@ public final class BackoffCall {
 		this.startNanos = startNanos;
 		this.enclosing = enclosing;
 		this.encloses = encloses;
+		this.here = here;
 	}
 
 	/** @return the policy this call runs under */
@@ -167,7 +176,7 @@ public final class BackoffCall {
 		if (!this.encloses) {
 			return task.run();
 		}
-		Enclosing here = Enclosing.current();
+		Enclosing here = (this.here != null) ? this.here : Enclosing.current();
 		BackoffPolicy outer = here.policy;
 		here.policy = this.policy;
 		try {

@@ -185,7 +185,7 @@ public final class BackoffExecutor {
 			}
 		}
 		if (failure != null) {
-			return retry(newCall(policy, budget, listener, start, enclosing, encloses), task, failure, null);
+			return retry(newCall(policy, budget, listener, start, enclosing, encloses, here), task, failure, null);
 		}
 		boolean retryResult;
 		try {
@@ -197,7 +197,7 @@ public final class BackoffExecutor {
 			throw ex;
 		}
 		if (retryResult) {
-			return retry(newCall(policy, budget, listener, start, enclosing, encloses), task, null, result);
+			return retry(newCall(policy, budget, listener, start, enclosing, encloses, here), task, null, result);
 		}
 		// The hot path: no state, no allocation.
 		if (budget != null) {
@@ -220,9 +220,14 @@ public final class BackoffExecutor {
 				+ "attemptTimeout unset, or run the call with executeAsync and a CompletionStage; policy: " + policy);
 	}
 
+	/**
+	 * @param here the calling thread's holder when every attempt runs on this thread (a
+	 * blocking call), or {@code null} for each attempt to find its thread's
+	 */
 	private BackoffCall newCall(BackoffPolicy policy, @Nullable RetryBudget budget, BackoffListener listener,
-			long start, @Nullable BackoffPolicy enclosing, boolean encloses) {
-		return new BackoffCall(policy, budget, listener, this.clock, this.randomSource, start, enclosing, encloses);
+			long start, @Nullable BackoffPolicy enclosing, boolean encloses, @Nullable Enclosing here) {
+		return new BackoffCall(policy, budget, listener, this.clock, this.randomSource, start, enclosing, encloses,
+				here);
 	}
 
 	private long startNanos(BackoffPolicy policy) {
@@ -295,10 +300,11 @@ public final class BackoffExecutor {
 			@Nullable BackoffPolicy enclosing) {
 		long start = startNanos(policy);
 		if (!this.outermost) {
-			return newCall(policy, budget, listener, start, null, false);
+			return newCall(policy, budget, listener, start, null, false, null);
 		}
 		BackoffPolicy outer = (enclosing != null) ? enclosing : Enclosing.current().policy;
-		return newCall(policy, budget, listener, start, outer, Enclosing.encloses(policy));
+		// Its attempts may run on other threads (a scheduler's, say): each finds its own holder.
+		return newCall(policy, budget, listener, start, outer, Enclosing.encloses(policy), null);
 	}
 
 	/**
