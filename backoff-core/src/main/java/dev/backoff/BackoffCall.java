@@ -3,6 +3,7 @@ package dev.backoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeoutException;
 
 import dev.backoff.internal.Durations;
@@ -396,19 +397,27 @@ public final class BackoffCall {
 
 	private void remember(Throwable failure) {
 		// Keeps the first ones: they usually say how the trouble began.
+		int count = this.earlierCount;
+		if (count >= MAX_SUPPRESSED) {
+			return;
+		}
 		Throwable[] earlier = this.earlier;
 		if (earlier == null) {
-			earlier = new Throwable[MAX_SUPPRESSED];
+			// Small at first: most calls that retry fail once or twice, then succeed.
+			earlier = new Throwable[2];
 			this.earlier = earlier;
 		}
-		if (this.earlierCount < MAX_SUPPRESSED) {
-			for (int i = 0; i < this.earlierCount; i++) {
-				if (earlier[i] == failure) {
-					return;
-				}
+		for (int i = 0; i < count; i++) {
+			if (earlier[i] == failure) {
+				return;
 			}
-			earlier[this.earlierCount++] = failure;
 		}
+		if (count == earlier.length) {
+			earlier = Arrays.copyOf(earlier, MAX_SUPPRESSED);
+			this.earlier = earlier;
+		}
+		earlier[count] = failure;
+		this.earlierCount = count + 1;
 	}
 
 }
