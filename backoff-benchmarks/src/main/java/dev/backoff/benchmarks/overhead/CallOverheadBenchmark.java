@@ -24,8 +24,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * once, {@code oneFailure} fails once (a fresh exception) and then succeeds, waits made free
  * where the library allows it. Each library lives in its own context, created only for the
  * benchmarks that use it. {@code backoffActuator} is {@code @Backoff} as users run it, in a
- * Spring Boot application with the actuator (no tracer); {@code backoffActuatorTracing} adds
- * Micrometer Tracing's OpenTelemetry bridge at two sampling probabilities.
+ * Spring Boot application with the actuator (no tracer), and {@code noOpInterceptorActuator}
+ * and {@code bareRetryInterceptorActuator} its controls in the same application;
+ * {@code backoffActuatorTracing} adds Micrometer Tracing's OpenTelemetry bridge at two
+ * sampling probabilities.
  *
  * <p>The {@code async} benchmarks (issue 32) measure a per-attempt timeout on non-blocking
  * methods that succeed at the first attempt: {@code @Backoff} on a {@code CompletableFuture}
@@ -96,6 +98,28 @@ public class CallOverheadBenchmark {
 		@Override
 		ConfigurableApplicationContext create() {
 			return Contexts.bareRetryInterceptor();
+		}
+
+	}
+
+	/** {@link NoOpInterceptor} in {@link BackoffActuator}'s application: its control. */
+	@State(Scope.Benchmark)
+	public static class NoOpInterceptorActuator extends Direct {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.actuatorControl(false);
+		}
+
+	}
+
+	/** {@link BareRetryInterceptor} in {@link BackoffActuator}'s application: its control. */
+	@State(Scope.Benchmark)
+	public static class BareRetryInterceptorActuator extends Direct {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.actuatorControl(true);
 		}
 
 	}
@@ -300,6 +324,11 @@ public class CallOverheadBenchmark {
 	}
 
 	@Benchmark
+	public String success_1_noOpInterceptorActuator(NoOpInterceptorActuator state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
 	public String success_2_bareRetryInterceptor(BareRetryInterceptor state) {
 		return state.service.ok();
 	}
@@ -357,6 +386,11 @@ public class CallOverheadBenchmark {
 
 	@Benchmark
 	public String oneFailure_2_bareRetryInterceptor(BareRetryInterceptor state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public String oneFailure_2_bareRetryInterceptorActuator(BareRetryInterceptorActuator state) {
 		return state.service.flaky();
 	}
 

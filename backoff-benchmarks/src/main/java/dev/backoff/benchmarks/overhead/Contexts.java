@@ -129,6 +129,24 @@ public final class Contexts {
 	}
 
 	/**
+	 * The controls of {@link #backoffActuator}: the same application (every auto-configuration
+	 * on the class path, Backoff's included, no tracer) whose {@link PlainService} is advised by
+	 * a hand-written interceptor instead. Spring Boot's start-up runs many proxies and lambdas
+	 * through the same Spring AOP call sites as the benchmark, so their type profiles, and what
+	 * the JIT makes of them, differ from a bare context's; the control pays that as
+	 * {@code @Backoff} does, so that the ratio shows what Backoff adds.
+	 * @param bareRetry the {@link #bareRetry()} interceptor, or a no-op one
+	 * @return the started application
+	 */
+	public static ConfigurableApplicationContext actuatorControl(boolean bareRetry) {
+		return new SpringApplicationBuilder(bareRetry ? BareRetryActuatorConfig.class : NoOpActuatorConfig.class)
+			.web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false", "logging.level.root=warn",
+					NO_TRACER)
+			.run();
+	}
+
+	/**
 	 * @param registry the application's observation registry
 	 * @param properties more properties, such as {@code backoff.observations.enabled=false}
 	 * @return {@link #backoff()} with an {@link ObservationRegistry} bean and Backoff's
@@ -337,6 +355,20 @@ public final class Contexts {
 	@EnableAutoConfiguration
 	@Import(BackoffServiceConfig.class)
 	static class BackoffActuatorConfig {
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(NoOpInterceptorConfig.class)
+	static class NoOpActuatorConfig {
+
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(BareRetryInterceptorConfig.class)
+	static class BareRetryActuatorConfig {
 
 	}
 

@@ -9,6 +9,7 @@ import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
 import dev.backoff.spring.observation.BackoffObservations;
+import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.operation.BackoffScheduler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -65,6 +66,30 @@ class CallOverheadBenchmarkTests {
 		}
 		finally {
 			state.stop();
+		}
+	}
+
+	/** The controls of the actuator's benchmarks: the same Boot application, its bean advised by hand. */
+	@Test
+	void theActuatorsControlsAdviseThePlainBeanInTheSameApplication() {
+		CallOverheadBenchmark.NoOpInterceptorActuator noOp = start(new CallOverheadBenchmark.NoOpInterceptorActuator());
+		try {
+			assertThat(AopUtils.isAopProxy(noOp.service)).isTrue();
+			assertThat(noOp.context.getBean(ObservationRegistry.class).isNoop()).isFalse();
+			assertThat(noOp.context.getBeansOfType(BackoffOperationSource.class)).hasSize(1);
+			assertThat(this.benchmark.success_1_noOpInterceptorActuator(noOp)).isEqualTo(Flaky.RESULT);
+		}
+		finally {
+			noOp.stop();
+		}
+		CallOverheadBenchmark.BareRetryInterceptorActuator bare = start(
+				new CallOverheadBenchmark.BareRetryInterceptorActuator());
+		try {
+			assertThat(AopUtils.isAopProxy(bare.service)).isTrue();
+			assertOneFailurePath(bare, this.benchmark::oneFailure_2_bareRetryInterceptorActuator);
+		}
+		finally {
+			bare.stop();
 		}
 	}
 
