@@ -57,6 +57,14 @@ class BackoffMetricsTests {
 		.withPropertyValues("backoff.policies.quotes.max-attempts=4", "backoff.policies.quotes.jitter=none",
 				"backoff.policies.quotes.base-delay=100ms", "backoff.policies.quotes.multiplier=2");
 
+	/** The same method recorded into a real Prometheus registry, scraped as Prometheus reads it. */
+	private final ApplicationContextRunner prometheus = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+		.withBean(RecordingSleeper.class)
+		.withBean(Quotes.class)
+		.withPropertyValues("backoff.policies.quotes.max-attempts=2");
+
 	@Test
 	void registersNoMeterForAMethodBeforeItsFirstCall() {
 		this.runner.run((context) -> {
@@ -116,13 +124,7 @@ class BackoffMetricsTests {
 
 	@Test
 	void leavesTheFailureCountersOutOfPrometheusWhenAskedTo() {
-		new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
-			.withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-			.withBean(RecordingSleeper.class)
-			.withBean(Quotes.class)
-			.withPropertyValues("backoff.policies.quotes.max-attempts=2", "backoff.metrics.failures-at-zero=false")
+		this.prometheus.withPropertyValues("backoff.metrics.failures-at-zero=false")
 			.run((context) -> {
 				Quotes quotes = context.getBean(Quotes.class);
 				quotes.script("ok");
@@ -149,35 +151,28 @@ class BackoffMetricsTests {
 
 	@Test
 	void aFailureAfterAMethodsFirstCallIsAnIncreaseInThePrometheusScrape() {
-		new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
-			.withBean(PrometheusMeterRegistry.class, () -> new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
-			.withBean(RecordingSleeper.class)
-			.withBean(Quotes.class)
-			.withPropertyValues("backoff.policies.quotes.max-attempts=2")
-			.run((context) -> {
-				PrometheusMeterRegistry registry = context.getBean(PrometheusMeterRegistry.class);
-				Quotes quotes = context.getBean(Quotes.class);
-				assertThat(callsSeries(registry)).isEmpty();
-				quotes.script("ok");
-				quotes.fetch();
-				// Scraped before the failure: the series it increments is already there, at 0.
-				List<String> beforeFailure = callsSeries(registry);
-				quotes.script("io", "io");
-				assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(quotes::fetch);
-				List<String> afterFailure = callsSeries(registry);
-				System.out.printf("Backoff first failure, scraped before:%n%s%nand after:%n%s%n",
-						String.join("\n", beforeFailure), String.join("\n", afterFailure));
-				String exhausted = "backoff_calls_total{method=\"Quotes.fetch\",outcome=\"exhausted\",policy=\"quotes\"}";
-				// Every failure outcome at 0, and the success that the first call was.
-				assertThat(beforeFailure).hasSize(FAILURES + 1)
-					.contains(exhausted + " 0.0",
-							"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"nested\",policy=\"quotes\"} 0.0",
-							"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"success\",policy=\"quotes\"} 1.0")
-					.noneMatch((series) -> series.contains("success_after_retry"));
-				assertThat(afterFailure).hasSize(FAILURES + 1).contains(exhausted + " 1.0");
-			});
+		this.prometheus.run((context) -> {
+			PrometheusMeterRegistry registry = context.getBean(PrometheusMeterRegistry.class);
+			Quotes quotes = context.getBean(Quotes.class);
+			assertThat(callsSeries(registry)).isEmpty();
+			quotes.script("ok");
+			quotes.fetch();
+			// Scraped before the failure: the series it increments is already there, at 0.
+			List<String> beforeFailure = callsSeries(registry);
+			quotes.script("io", "io");
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(quotes::fetch);
+			List<String> afterFailure = callsSeries(registry);
+			System.out.printf("Backoff first failure, scraped before:%n%s%nand after:%n%s%n",
+					String.join("\n", beforeFailure), String.join("\n", afterFailure));
+			String exhausted = "backoff_calls_total{method=\"Quotes.fetch\",outcome=\"exhausted\",policy=\"quotes\"}";
+			// Every failure outcome at 0, and the success that the first call was.
+			assertThat(beforeFailure).hasSize(FAILURES + 1)
+				.contains(exhausted + " 0.0",
+						"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"nested\",policy=\"quotes\"} 0.0",
+						"backoff_calls_total{method=\"Quotes.fetch\",outcome=\"success\",policy=\"quotes\"} 1.0")
+				.noneMatch((series) -> series.contains("success_after_retry"));
+			assertThat(afterFailure).hasSize(FAILURES + 1).contains(exhausted + " 1.0");
+		});
 	}
 
 	@Test
