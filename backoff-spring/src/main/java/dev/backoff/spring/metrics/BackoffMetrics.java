@@ -168,18 +168,18 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private @Nullable Counter resultRetries;
 
-		MeteredListener(BackoffMetrics metrics, BackoffOperation operation) {
-			this.metrics = metrics;
-			this.registry = metrics.registry;
-			this.operation = operation;
-		}
-
 		/**
 		 * The method's tags, made on first use and shared by its meters, as the outcome tags
 		 * are shared by every method's: each counter then holds only its own small array,
 		 * about a fifth less heap per counter. Volatile: read only as meters are registered.
 		 */
 		private volatile @Nullable Tags tags;
+
+		MeteredListener(BackoffMetrics metrics, BackoffOperation operation) {
+			this.metrics = metrics;
+			this.registry = metrics.registry;
+			this.operation = operation;
+		}
 
 		private Tags tags() {
 			Tags tags = this.tags;
