@@ -48,14 +48,8 @@ public class BackoffInterceptor implements MethodInterceptor {
 					+ ", but got " + invocation.getClass().getName()
 					+ "; use Spring AOP proxies, or AspectJ weaving with backoff-aspectj");
 		}
-		Attempt attempt = new Attempt(proxyInvocation);
-		if (operation.isDirect()) {
-			// What operation.invoke would do, done here: one frame less between our advice and
-			// each attempt, which a failing attempt's exceptions walk (see Attempt).
-			BackoffOperation.State state = operation.getState();
-			return operation.getExecutor().execute(state.policy(), state.budget(), operation.getListener(), attempt);
-		}
-		return operation.invoke(attempt, proxyInvocation.getProxy(), target, invocation.getArguments());
+		return operation.invoke(new Attempt(proxyInvocation), proxyInvocation.getProxy(), target,
+				invocation.getArguments());
 	}
 
 	/**

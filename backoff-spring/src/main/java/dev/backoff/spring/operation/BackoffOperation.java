@@ -150,26 +150,13 @@ public final class BackoffOperation {
 		return this.state.budget();
 	}
 
-	/**
-	 * @return the policy and budget that calls starting now use, read together: a call reads
-	 * them once and keeps them to its end
-	 */
-	public State getState() {
+	/** @return the policy and budget that calls starting now use, read together */
+	State getState() {
 		return this.state;
 	}
 
 	void setState(State state) {
 		this.state = state;
-	}
-
-	/**
-	 * @return whether {@link #invoke} only runs the call under the {@link #getExecutor()
-	 * executor}, with the {@link #getState() state}'s policy and budget and the
-	 * {@link #getListener() listener}: a blocking method without fallback or observations. A
-	 * caller may then do so itself, with one frame less between its advice and each attempt.
-	 */
-	public boolean isDirect() {
-		return this.direct;
 	}
 
 	/** @return whether the calling thread runs the attempts and waits: no attempt timeout can apply */
@@ -343,8 +330,7 @@ public final class BackoffOperation {
 		return this.observer;
 	}
 
-	/** @return the executor that runs the calls */
-	public BackoffExecutor getExecutor() {
+	BackoffExecutor getExecutor() {
 		return this.executor;
 	}
 
@@ -371,7 +357,7 @@ public final class BackoffOperation {
 	 * @param policy the effective policy
 	 * @param budget the named policy's retry budget, or {@code null} for none
 	 */
-	public record State(BackoffPolicy policy, @Nullable RetryBudget budget) {
+	record State(BackoffPolicy policy, @Nullable RetryBudget budget) {
 	}
 
 	/** Retries a method that returns a plain value (or nothing): the calling thread waits. */
