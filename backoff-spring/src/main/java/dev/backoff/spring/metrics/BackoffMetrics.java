@@ -149,8 +149,6 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private final BackoffMetrics metrics;
 
-		private final MeterRegistry registry;
-
 		private final BackoffOperation operation;
 
 		// The arrays and the map are made on first use too, the same way: a method never called
@@ -177,7 +175,6 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		MeteredListener(BackoffMetrics metrics, BackoffOperation operation) {
 			this.metrics = metrics;
-			this.registry = metrics.registry;
 			this.operation = operation;
 		}
 
@@ -248,14 +245,14 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			return Counter.builder(CALLS)
 				.description("Calls under a Backoff policy (@Backoff methods, HTTP clients), by how they ended")
 				.tags(tags().and(OUTCOME_TAGS[outcome.ordinal()]))
-				.register(this.registry);
+				.register(this.metrics.registry);
 		}
 
 		private DistributionSummary registerAttempts(Outcome outcome) {
 			DistributionSummary summary = DistributionSummary.builder(ATTEMPTS)
 				.description("Attempts per call under a Backoff policy, the first included")
 				.tags(tags().and(OUTCOME_TAGS[outcome.ordinal()]))
-				.register(this.registry);
+				.register(this.metrics.registry);
 			DistributionSummary[] summaries = this.attempts;
 			if (summaries == null) {
 				summaries = new DistributionSummary[Outcome.values().length];
@@ -271,7 +268,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 				delay = Timer.builder(DELAY)
 					.description("Waits scheduled before retries under a Backoff policy")
 					.tags(tags())
-					.register(this.registry);
+					.register(this.metrics.registry);
 				this.delay = delay;
 			}
 			return delay;
@@ -302,7 +299,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			return Counter.builder(RETRIES)
 				.description("Retries under a Backoff policy, by the failure that caused them")
 				.tags(tags().and("exception", exception))
-				.register(this.registry);
+				.register(this.metrics.registry);
 		}
 
 	}
