@@ -243,6 +243,52 @@ class BackoffAttemptTimeoutTests {
 	}
 
 	@Test
+	void theDefaultsAttemptTimeoutLongerThanAPolicysMaxElapsedIsLeftOutForItsBlockingMethods() {
+		this.contextRunner.withBean(BlockingNamed.class)
+			.withPropertyValues("backoff.defaults.attempt-timeout=5s", "backoff.policies.remote.max-elapsed=2s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(BlockingNamed.class).fetch()).isEqualTo("ok");
+				BackoffOperationSource source = context.getBean(BackoffOperationSource.class);
+				assertThat(source.getPolicies().get("remote").getAttemptTimeout()).isNull();
+				assertThat(source.getPolicies().get("remote").getRules().getMaxElapsed()).isEqualTo(Duration.ofSeconds(2));
+			});
+	}
+
+	@Test
+	void theDefaultsAttemptTimeoutLongerThanAPolicysMaxElapsedStopsStartUpForItsNonBlockingMethods() {
+		this.contextRunner.withBean(Reactive.class)
+			.withPropertyValues("backoff.defaults.attempt-timeout=5s", "backoff.policies.other.max-elapsed=2s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				BackoffConfigurationException failure = configurationFailure(context.getStartupFailure());
+				assertThat(failure.getProperty()).isEqualTo("backoff.defaults.attempt-timeout");
+				assertThat(failure.getMessage()).isEqualTo("backoff.defaults.attempt-timeout was '5s', but must be at "
+						+ "most backoff.policies.other.max-elapsed (2s) for Reactive.mono, which is non-blocking: no "
+						+ "retry could follow an attempt that ran longer than the whole call may take. Set "
+						+ "backoff.policies.other.attempt-timeout to at most 2s, or lengthen "
+						+ "backoff.policies.other.max-elapsed.");
+			});
+	}
+
+	@Test
+	void aLiveChangeOfMaxElapsedBelowTheDefaultsAttemptTimeoutIsRefusedOnlyForNonBlockingMethods() {
+		this.contextRunner.withBean(BlockingNamed.class)
+			.withBean(Reactive.class)
+			.withPropertyValues("backoff.defaults.attempt-timeout=5s", "backoff.policies.other.max-attempts=2",
+					"backoff.policies.remote.max-attempts=2")
+			.run((context) -> {
+				BackoffOperationSource source = context.getBean(BackoffOperationSource.class);
+				assertThat(source.change("remote", Map.of("maxElapsed", "2s"))).containsOnlyKeys("remote");
+				assertThatExceptionOfType(BackoffConfigurationException.class)
+					.isThrownBy(() -> source.change("other", Map.of("maxElapsed", "2s")))
+					.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.defaults.attempt-timeout"))
+					.withMessageContaining("for Reactive.mono, which is non-blocking");
+				assertThat(source.getPolicies().get("other").getRules().getMaxElapsed()).isNull();
+			});
+	}
+
+	@Test
 	void bindsTheYamlKeyAndRejectsOneLongerThanMaxElapsed() {
 		this.contextRunner.withPropertyValues("backoff.policies.quotes.attempt-timeout=40s",
 				"backoff.policies.quotes.max-elapsed=30s")

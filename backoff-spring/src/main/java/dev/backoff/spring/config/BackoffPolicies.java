@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -38,7 +39,7 @@ public final class BackoffPolicies {
 	/** The name under which {@code backoff.defaults} is listed and tagged. */
 	public static final String DEFAULTS = "defaults";
 
-	private static final String DEFAULTS_PREFIX = "backoff.defaults";
+	static final String DEFAULTS_PREFIX = "backoff.defaults";
 
 	private final BackoffPolicy base;
 
@@ -178,12 +179,27 @@ public final class BackoffPolicies {
 	 * policy has none of its own, and always for {@value #DEFAULTS}
 	 */
 	public @Nullable String getOwnAttemptTimeoutProperty(Snapshot policies, String name) {
+		return ownProperty(policies, name, "attemptTimeout", BackoffSettings.Policy::getAttemptTimeout);
+	}
+
+	/**
+	 * @param policies the policies, {@link #snapshot()} or a change of them
+	 * @param name a policy name
+	 * @return the property that sets the policy's own max-elapsed last; {@code null} when it
+	 * inherits it from {@code backoff.defaults}
+	 */
+	public @Nullable String getOwnMaxElapsedProperty(Snapshot policies, String name) {
+		return ownProperty(policies, name, "maxElapsed", BackoffSettings.Policy::getMaxElapsed);
+	}
+
+	private static @Nullable String ownProperty(Snapshot policies, String name, String setting,
+			Function<BackoffSettings.Policy, @Nullable Object> value) {
 		Entry entry = policies.entries.get(name);
 		String property = null;
 		if (entry != null) {
 			for (PolicyMerge.Level level : entry.levels()) {
-				if (!DEFAULTS_PREFIX.equals(level.prefix()) && level.settings().getAttemptTimeout() != null) {
-					property = level.where("attemptTimeout");
+				if (!DEFAULTS_PREFIX.equals(level.prefix()) && value.apply(level.settings()) != null) {
+					property = level.where(setting);
 				}
 			}
 		}

@@ -69,12 +69,26 @@ final class PolicyMerge {
 			merge.map(i, "retryOnException", settings.getRetryOnException(), (text) -> builder
 				.retryOnException(expressions.retryOnException(text, level.where("retryOnException"), name)));
 		}
+		if (merge.defaultAttemptTimeoutOutlastsMaxElapsed()) {
+			// backoff.defaults' attempt timeout is for non-blocking methods only: the policy stays valid for
+			// blocking ones, and the operation source refuses it for the others (BackoffOperationSource#state).
+			builder.attemptTimeout(null);
+		}
 		try {
 			return builder.build();
 		}
 		catch (InvalidPolicyException ex) {
 			throw merge.rejected(ex);
 		}
+	}
+
+	/** Whether only {@code backoff.defaults} sets the attempt timeout, and a more specific level a shorter max-elapsed. */
+	private boolean defaultAttemptTimeoutOutlastsMaxElapsed() {
+		Origin timeout = this.origins.get("attemptTimeout");
+		Origin maxElapsed = this.origins.get("maxElapsed");
+		return timeout != null && maxElapsed != null && maxElapsed.level() > timeout.level()
+				&& BackoffPolicies.DEFAULTS_PREFIX.equals(this.levels.get(timeout.level()).prefix())
+				&& ((Duration) timeout.value()).compareTo((Duration) maxElapsed.value()) > 0;
 	}
 
 	/**

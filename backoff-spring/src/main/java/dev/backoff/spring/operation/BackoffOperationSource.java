@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -361,10 +362,30 @@ public class BackoffOperationSource {
 			// not applying to blocking ones (the endpoint lists the method without it).
 			policy = policy.toBuilder().attemptTimeout(null).build();
 		}
+		else if (!blocking && attemptTimeout == null) {
+			Duration inherited = policies.get(BackoffPolicies.DEFAULTS).getAttemptTimeout();
+			if (inherited != null) {
+				// The merge left the defaults' timeout out: this policy's own max-elapsed is shorter (PolicyMerge).
+				String maxElapsed = (annotated != null && annotated.getMaxElapsed() != null)
+						? "@Backoff(maxElapsed)" + where : this.policies.getOwnMaxElapsedProperty(policies, policyName);
+				throw defaultAttemptTimeoutOutlastsMaxElapsed(inherited, maxElapsed, policy, policyName, where);
+			}
+		}
 		if (retryIf != null) {
 			policy = policy.toBuilder().retryIfResult(retryIf).build();
 		}
 		return new BackoffOperation.State(policy, policies.getBudget(policyName));
+	}
+
+	private static BackoffConfigurationException defaultAttemptTimeoutOutlastsMaxElapsed(Duration timeout,
+			@Nullable String maxElapsed, BackoffPolicy policy, String policyName, String where) {
+		String limit = DurationFormat.format(Objects.requireNonNull(policy.getRules().getMaxElapsed()));
+		return new BackoffConfigurationException("backoff.defaults.attempt-timeout", DurationFormat.format(timeout),
+				"must be at most " + maxElapsed + " (" + limit + ") for " + where.substring(" on ".length())
+						+ ", which is non-blocking: no retry could follow an attempt that ran longer than the whole "
+						+ "call may take",
+				"Set backoff.policies." + policyName + ".attempt-timeout to at most " + limit + ", or lengthen "
+						+ maxElapsed + ".");
 	}
 
 	private static BackoffConfigurationException blockingAttemptTimeout(String property, Duration timeout,
