@@ -462,8 +462,9 @@ class BackoffHttpTests {
 				.havingRootCause()
 				.isInstanceOf(RequestBodyNotRepeatableException.class)
 				.withMessage("The body of PUT " + this.server.url() + "/upload could not be sent again for a retry: "
-						+ "an earlier attempt wrote 9 bytes, this one none. Give WebClient a body it can write more "
-						+ "than once (bodyValue, or a publisher that replays), or do not retry this request.");
+						+ "an earlier attempt wrote 9 bytes, this one none. Give WebClient a body it can write again "
+						+ "whole with its length known (bodyValue, or a publisher that replays and a Content-Length "
+						+ "header), or do not retry this request.");
 			// The first request arrived whole; the retry was stopped before its body completed.
 			assertThat(this.server.requests()).extracting(Request::text).containsExactly("sent once");
 			assertThat(calls(context, "downstream PUT", "not_retryable")).isEqualTo(1);

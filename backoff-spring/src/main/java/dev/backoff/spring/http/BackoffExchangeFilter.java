@@ -1,6 +1,7 @@
 package dev.backoff.spring.http;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32;
 
 import dev.backoff.spring.operation.BackoffOperation;
@@ -24,10 +25,12 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
  * {@link BackoffHttp#filter}: each subscription to an exchange is one call of the policy,
  * retried by resubscription as a {@code Mono}-returning {@code @Backoff} method is. Every
  * attempt exchanges again through the filters after this one, and writes the body again. A
- * retry sends the whole body or fails with {@link RequestBodyNotRepeatableException}, never
- * part of it: its bytes must be those an earlier attempt wrote (the same checksum over as many
- * bytes, the same length once one wrote it whole), which a one-shot publisher or a stream that
- * continues where the last attempt stopped cannot give. An error response is judged by its
+ * retry sends the whole body or fails with {@link RequestBodyNotRepeatableException} before
+ * the body completes, never part of it. Bytes alone cannot tell a replay from a stream that
+ * continues where the last attempt stopped (zeros, a repeating pattern), so after an attempt
+ * that wrote any, a retry completes only at a known length: that of an earlier attempt that
+ * wrote the body whole, or its own Content-Length; its first bytes must also match the
+ * checksum of those an earlier attempt wrote. An error response is judged by its
  * status and headers, its body left unread: the last one reaches the client as it came, and
  * one that is retried or left behind is released.
  */
@@ -137,8 +140,8 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 		private RequestBodyNotRepeatableException notRepeatable(String what, @Nullable Throwable cause) {
 			return new RequestBodyNotRepeatableException("The body of " + this.request.method() + " "
 					+ this.request.url() + " could not be sent again for a retry: " + what + ". Give WebClient a "
-					+ "body it can write more than once (bodyValue, or a publisher that replays), or do not retry "
-					+ "this request.", cause);
+					+ "body it can write again whole with its length known (bodyValue, or a publisher that replays "
+					+ "and a Content-Length header), or do not retry this request.", cause);
 		}
 
 		/** Checks one attempt's body, as it is written, against what the earlier attempts wrote. */
@@ -155,27 +158,62 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 
 			private long count;
 
+			/** This attempt's Content-Length, -1 if it has none or is no retry of a body begun. */
+			private long length = -1;
+
+			/** The buffer that reached the Content-Length: sent only once the body ends there. */
+			private final AtomicReference<@Nullable DataBuffer> last = new AtomicReference<>();
+
 			CheckedRequest(ClientHttpRequest delegate) {
 				super(delegate);
 			}
 
 			@Override
 			public Mono<Void> writeWith(Publisher<? extends DataBuffer> body) {
+				if (this.before > 0) {
+					this.length = getHeaders().getContentLength();
+					RequestBodyNotRepeatableException failure = lengthFailure();
+					if (failure != null) {
+						// An error from the body: the connector aborts the request, never ends it.
+						return super.writeWith(Flux.error(failure));
+					}
+				}
 				Flux<DataBuffer> checked = Flux.<DataBuffer>from(body)
 					.onErrorMap((ex) -> this.before > 0 && this.count == 0, (ex) -> notRepeatable("an earlier "
 							+ "attempt wrote " + this.before + " bytes, this one failed before writing any", ex))
 					.<DataBuffer>handle((buffer, sink) -> {
 						RequestBodyNotRepeatableException different = add(buffer);
-						if (different == null) {
-							sink.next(buffer);
-						}
-						else {
+						if (different != null) {
 							DataBufferUtils.release(buffer);
 							sink.error(different);
 						}
+						else if (this.length < 0 || this.count < this.length) {
+							sink.next(buffer);
+						}
+						// The bytes that reach the Content-Length wait for the body's end: with them the
+						// server would take the request as complete, whatever follows.
+						else if (!this.last.compareAndSet(null, buffer)) {
+							DataBufferUtils.release(buffer);
+						}
 					})
-					.concatWith(Mono.defer(this::end));
+					.concatWith(Mono.defer(this::end))
+					.doFinally((signal) -> release(this.last.getAndSet(null)));
 				return super.writeWith(checked);
+			}
+
+			/** A retry of a body begun must know the length it is to end at. */
+			private @Nullable RequestBodyNotRepeatableException lengthFailure() {
+				if (this.wholeBefore) {
+					return (this.length < 0 || this.length == this.before) ? null : notRepeatable("an earlier "
+							+ "attempt wrote it whole, " + this.before + " bytes, and this one's Content-Length is "
+							+ this.length, null);
+				}
+				if (this.length < 0) {
+					return notRepeatable("an earlier attempt wrote " + this.before + " bytes of it and this one has no "
+							+ "Content-Length to show it whole", null);
+				}
+				return (this.length >= this.before) ? null : notRepeatable("an earlier attempt wrote "
+						+ this.before + " bytes of it, more than this one's Content-Length, " + this.length, null);
 			}
 
 			@Override
@@ -216,20 +254,36 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 					return notRepeatable("an earlier attempt wrote it whole, " + this.before + " bytes, this one more",
 							null);
 				}
+				if (this.length >= 0 && this.count > this.length) {
+					return notRepeatable("this one's Content-Length is " + this.length + " but it has more bytes", null);
+				}
 				if (this.count > Call.this.written) {
 					record(false);
 				}
 				return null;
 			}
 
-			/** The body is complete: it must be as long as the earlier attempts'. */
-			private <T> Mono<T> end() {
+			/**
+			 * The body is complete: it must be as long as the earlier attempts' and its Content-Length.
+			 * @return the buffer that reached the Content-Length, held back until now
+			 */
+			private Mono<DataBuffer> end() {
 				if (this.count < this.before) {
 					return Mono.error(notRepeatable("an earlier attempt wrote " + this.before + " bytes, this one "
 							+ ((this.count != 0) ? this.count : "none"), null));
 				}
+				if (this.length >= 0 && this.count != this.length) {
+					return Mono.error(notRepeatable("this one's Content-Length is " + this.length
+							+ " but it ended after " + this.count + " bytes", null));
+				}
 				record(true);
-				return Mono.empty();
+				return Mono.justOrEmpty(this.last.getAndSet(null));
+			}
+
+			private static void release(@Nullable DataBuffer buffer) {
+				if (buffer != null) {
+					DataBufferUtils.release(buffer);
+				}
 			}
 
 			private void record(boolean whole) {
