@@ -165,6 +165,29 @@ class WebClientRetryBodyTests {
 		});
 	}
 
+	static Stream<Arguments> connectorsAndFirstAttempts() {
+		return Stream.of(Connector.values())
+			.flatMap((connector) -> Stream.of(First.values()).map((first) -> Arguments.of(connector, first)));
+	}
+
+	@ParameterizedTest(name = "{0}, first attempt {1}")
+	@MethodSource("connectorsAndFirstAttempts")
+	void aRetryOfAReplayingBodyWithAContentLengthIsSentWhole(Connector connector, First first) {
+		this.runner.run((context) -> {
+			this.server = new UploadServer(first);
+			byte[] upload = Bytes.ZEROS.upload();
+			ResponseEntity<Void> response = webClient(context, connector).put().uri("/upload").contentLength(SIZE)
+				.body(replaying(upload), DataBuffer.class).retrieve().toBodilessEntity().block(TIMEOUT);
+			assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
+			List<Received> received = this.server.received(2);
+			assertThat(received.get(0).complete()).as(received.get(0).toString()).isEqualTo(first == First.UNAVAILABLE);
+			assertThat(received.get(1).complete()).as(received.get(1).toString()).isTrue();
+			assertThat(received.get(1).headers()).containsEntry("content-length", String.valueOf(SIZE));
+			assertThat(received.get(1).body()).as("the retry's body").hasSize(SIZE).isEqualTo(upload);
+			assertThat(this.attempts).hasValue(2);
+		});
+	}
+
 	@ParameterizedTest(name = "{0}, {1}")
 	@MethodSource("connectorsAndBodies")
 	void aRetryOfAReplayingChunkedBodyCutOffMidWayFailsAsNotRepeatable(Connector connector, Bytes bytes) {
