@@ -23,7 +23,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * {@link EnableBackoff} in a plain Spring application: an {@link AnnotationConfigApplicationContext},
- * no Spring Boot on the class path of this module, policies from the {@code Environment}.
+ * policies from the {@code Environment}. Spring Boot is on this module's test class path only for
+ * {@code SettingsBinderBootParityTests}; nothing here uses it, and the main code never does
+ * ({@code LayoutTests}).
  */
 class EnableBackoffTests {
 
