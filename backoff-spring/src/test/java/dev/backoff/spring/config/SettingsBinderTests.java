@@ -1,5 +1,8 @@
 package dev.backoff.spring.config;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -48,7 +51,7 @@ class SettingsBinderTests {
 	}
 
 	@Test
-	void aGapInAListsIndexesStopsStartUpNamingTheElementAfterIt() {
+	void aGapInAListsIndexesStopsStartUpNamingTheElementAfterIt() throws IOException {
 		Throwable failure = catchThrowable(() -> SettingsBinder.bind(environment(ordered(
 				"backoff.defaults.retry-on[0]", "java.io.IOException",
 				"backoff.defaults.retry-on[3]", "java.net.ConnectException"))));
@@ -58,6 +61,8 @@ class SettingsBinderTests {
 					+ "backoff.defaults.retry-on must run 0, 1, 2, ... without a gap, as Spring Boot binds them, "
 					+ "and backoff.defaults.retry-on[1] is missing. Number the elements of backoff.defaults.retry-on "
 					+ "from [0] without a gap, or give the list as one value, such as a,b.");
+		// The page that describes the rule shows this very message.
+		assertThat(Files.readString(Path.of("../docs/without-boot.md"))).contains(failure.getMessage());
 	}
 
 	@Test
