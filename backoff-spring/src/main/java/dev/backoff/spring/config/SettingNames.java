@@ -43,20 +43,6 @@ final class SettingNames {
 		return path.toString();
 	}
 
-	/** {@code budget.maxTokens} as the key {@code application.yml} writes, {@code budget.max-tokens}. */
-	static String dashed(String path) {
-		StringBuilder dashed = new StringBuilder(path.length() + 4);
-		for (char c : path.toCharArray()) {
-			if (Character.isUpperCase(c)) {
-				dashed.append('-').append(Character.toLowerCase(c));
-			}
-			else {
-				dashed.append(c);
-			}
-		}
-		return dashed.toString();
-	}
-
 	/**
 	 * @param name an element of a key, or an enum constant
 	 * @return it without case, dashes or underscores, as Spring Boot compares both

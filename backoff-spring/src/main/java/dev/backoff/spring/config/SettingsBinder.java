@@ -176,7 +176,7 @@ public final class SettingsBinder {
 				if (!here.isEmpty()) {
 					// The highest-priority source that gives the setting decides it alone.
 					Class<?> type = wrapper.getPropertyType(path);
-					Entry preferred = preferred(prefix + "." + SettingNames.dashed(path), here);
+					Entry preferred = preferred(prefix + "." + PolicyMerge.propertyName(path), here);
 					Object value = (type == List.class) ? list(prefix, path, here, keys)
 							: convert(preferred.name(), preferred.value(), type);
 					if (value != null) {
@@ -227,7 +227,7 @@ public final class SettingsBinder {
 	 * a gap
 	 */
 	private static @Nullable Object list(String prefix, String path, List<Entry> here, Map<Entry, Key> keys) {
-		String name = prefix + "." + SettingNames.dashed(path);
+		String name = prefix + "." + PolicyMerge.propertyName(path);
 		List<Entry> whole = here.stream().filter((entry) -> keys.get(entry).index() == null).toList();
 		if (!whole.isEmpty()) {
 			Entry entry = preferred(name, whole);
