@@ -12,6 +12,7 @@ import dev.backoff.spring.config.BackoffPolicies;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -44,6 +45,23 @@ class BackoffPropertiesTests {
 				assertThat(defaults.getRules().getMaxElapsed()).isEqualTo(Duration.ofSeconds(30));
 				assertThat(defaults.getRules().getRetryOn()).containsExactly(IOException.class, TimeoutException.class);
 				assertThat(defaults.getRules().getAbortOn()).containsExactly(FileNotFoundException.class);
+			});
+	}
+
+	@Test
+	void aGapInAListsIndexesStopsStartUpAsBootBindsLists() {
+		this.contextRunner
+			.withPropertyValues("backoff.defaults.retry-on[0]=java.io.IOException",
+					"backoff.defaults.retry-on[3]=java.net.ConnectException")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable failure = context.getStartupFailure();
+				while (failure.getCause() != null) {
+					failure = failure.getCause();
+				}
+				// Boot's own rule and message, which @EnableBackoff's SettingsBinder follows without Boot.
+				assertThat(failure).isInstanceOf(UnboundConfigurationPropertiesException.class)
+					.hasMessage("The elements [backoff.defaults.retry-on[3]] were left unbound.");
 			});
 	}
 
