@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 import org.openrewrite.Cursor;
@@ -112,6 +113,17 @@ final class Attributes {
 			classes.add(value);
 		}
 		return classes;
+	}
+
+	/**
+	 * @return the attribute's constant expression as a string constant: {@code "" + (A + 1)},
+	 * never {@code "" + A + 1}, which would concatenate
+	 */
+	String constantString(String name) {
+		Expression value = Objects.requireNonNull(this.values.get(name));
+		boolean simple = value instanceof J.Identifier || value instanceof J.FieldAccess
+				|| value instanceof J.Parentheses<?>;
+		return "\"\" + " + (simple ? print(value) : "(" + print(value) + ")");
 	}
 
 	/** @return an expression's source, as written */

@@ -145,7 +145,7 @@ final class FrameworkRetryableMapping {
 		}
 		Double multiplier = retry.doubleValue("multiplier");
 		if (multiplier == null) {
-			ours.source("multiplier", "\"\" + " + Attributes.print(retry.get("multiplier")));
+			ours.source("multiplier", retry.constantString("multiplier"));
 			return null;
 		}
 		ours.string("multiplier", Durations.number(multiplier));
@@ -185,7 +185,7 @@ final class FrameworkRetryableMapping {
 				ours.unmigratable(attribute + " is a constant in a timeUnit other than MILLISECONDS");
 				return null;
 			}
-			ours.source(ourName, "\"\" + " + Attributes.print(retry.get(attribute)));
+			ours.source(ourName, retry.constantString(attribute));
 			return null;
 		}
 		long nanos = (value == Long.MAX_VALUE) ? Long.MAX_VALUE : Math.multiplyExact(value, unit);

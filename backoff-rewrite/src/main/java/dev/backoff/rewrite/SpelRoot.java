@@ -1,5 +1,6 @@
 package dev.backoff.rewrite;
 
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -12,8 +13,9 @@ import java.util.Set;
  */
 final class SpelRoot {
 
+	/** SpEL's words, which it reads in any case ({@code AND}, {@code Not}, {@code TRUE}). */
 	private static final Set<String> WORDS = Set.of("and", "or", "not", "true", "false", "null", "instanceof",
-			"matches", "between", "eq", "ne", "lt", "gt", "le", "ge", "div", "mod", "new", "T");
+			"matches", "between", "eq", "ne", "lt", "gt", "le", "ge", "div", "mod", "new");
 
 	private SpelRoot() {
 	}
@@ -60,7 +62,7 @@ final class SpelRoot {
 					continue;
 				}
 				boolean rootReference = before != '.' && before != '#' && before != '@' && before != '&'
-						&& !WORDS.contains(word) && !afterNew;
+						&& !word.equals("T") && !WORDS.contains(word.toLowerCase(Locale.ROOT)) && !afterNew;
 				if (before == '#' && (word.equals("root") || word.equals("this"))) {
 					out.setLength(out.length() - 1);
 					out.append("#exception");
@@ -71,7 +73,7 @@ final class SpelRoot {
 				else {
 					out.append(word);
 				}
-				afterNew = word.equals("new") || (afterNew && nextNonBlank(text, end) == '.');
+				afterNew = word.equalsIgnoreCase("new") || (afterNew && nextNonBlank(text, end) == '.');
 				i = end;
 			}
 			else if (Character.isDigit(c)) {

@@ -1,6 +1,7 @@
 package dev.backoff.rewrite;
 
 import java.util.List;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 import org.openrewrite.java.tree.Expression;
@@ -83,7 +84,7 @@ final class SpringRetryMapping {
 		}
 		Long attempts = retry.longValue("maxAttempts");
 		if (attempts == null) {
-			ours.source("maxAttempts", "\"\" + " + Attributes.print(retry.get("maxAttempts")));
+			ours.source("maxAttempts", retry.constantString("maxAttempts"));
 		}
 		else if (attempts < 1) {
 			ours.unmigratable("maxAttempts = " + attempts + " (Backoff needs at least one call)");
@@ -140,7 +141,7 @@ final class SpringRetryMapping {
 				if (attribute != null) {
 					delay = backoff.longValue(attribute);
 					if (delay == null) {
-						delayText = "\"\" + " + Attributes.print(backoff.get(attribute));
+						delayText = backoff.constantString(attribute);
 					}
 				}
 			}
@@ -148,13 +149,17 @@ final class SpringRetryMapping {
 		String maxText = (backoff != null) ? backoff.string("maxDelayExpression") : null;
 		Long max = (backoff != null && maxText == null) ? backoff.longValue("maxDelay") : null;
 		if (backoff != null && maxText == null && backoff.has("maxDelay") && max == null) {
-			maxText = "\"\" + " + Attributes.print(backoff.get("maxDelay"));
+			maxText = backoff.constantString("maxDelay");
 		}
 		max = (max != null) ? max : (maxText == null) ? 0L : null;
 		String multiplierText = (backoff != null) ? backoff.string("multiplierExpression") : null;
 		Double multiplier = (backoff != null && multiplierText == null) ? backoff.doubleValue("multiplier") : null;
 		if (backoff != null && multiplierText == null && backoff.has("multiplier") && multiplier == null) {
-			multiplierText = "\"\" + " + Attributes.print(backoff.get("multiplier"));
+			multiplierText = backoff.constantString("multiplier");
+		}
+		if (multiplierText != null && BackoffAnnotation.isNumber(multiplierText)) {
+			multiplier = Double.valueOf(multiplierText.trim());
+			multiplierText = null;
 		}
 		multiplier = (multiplier != null) ? multiplier : (multiplierText == null) ? 0.0 : null;
 		boolean random = backoff != null && backoff.isTrue("random");
@@ -166,6 +171,10 @@ final class SpringRetryMapping {
 		}
 		else if (maxText != null) {
 			ours.unmigratable("maxDelayExpression without a multiplier");
+		}
+		else if (delay == null && max > 0) {
+			ours.unmigratable("a delay known only at start-up beside maxDelay without a multiplier (Spring Retry waits "
+					+ "uniformly between them when maxDelay is above the delay, else a fixed delay)");
 		}
 		else if (delay != null && max > delay) {
 			uniform(delay, max, ours);
@@ -204,7 +213,11 @@ final class SpringRetryMapping {
 			ours.string("multiplier", Durations.number(Math.max(multiplier, 1.0)));
 		}
 		else {
-			putText("multiplier", multiplierText, ours);
+			atLeastOne(Objects.requireNonNull(multiplierText), ours);
+			if (max == null || delay == null || max > delay) {
+				ours.note("a multiplier known only at start-up that is 0 or less made Spring Retry wait uniformly "
+						+ "between delay and maxDelay (above the delay); here it is taken as 1, a fixed wait");
+			}
 		}
 		if (random) {
 			ours.jitter("EQUAL");
@@ -212,6 +225,24 @@ final class SpringRetryMapping {
 		}
 		else {
 			ours.jitter("NONE");
+		}
+	}
+
+	/**
+	 * A multiplier known only at start-up, as Spring Retry takes it: one of 1 or less is 1 (no
+	 * growth), and Backoff would refuse one below 1.
+	 */
+	private static void atLeastOne(String text, BackoffAnnotation ours) {
+		String max = "T(java.lang.Math).max(1.0, ";
+		if (text.startsWith("\"\" + ")) {
+			ours.source("multiplier", "\"#{" + max + "\" + " + text.substring("\"\" + ".length()) + " + \")}\"");
+		}
+		else if (BackoffAnnotation.isBeanExpression(text)) {
+			String inner = text.trim();
+			ours.string("multiplier", "#{" + max + inner.substring(2, inner.length() - 1).trim() + ")}");
+		}
+		else {
+			ours.string("multiplier", "#{" + max + text.trim() + ")}");
 		}
 	}
 

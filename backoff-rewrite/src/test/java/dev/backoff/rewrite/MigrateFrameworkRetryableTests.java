@@ -241,4 +241,24 @@ class MigrateFrameworkRetryableTests implements RewriteTest {
 				"""));
 	}
 
+	@Test
+	void constantArithmeticStaysArithmetic() {
+		// "" + Limits.DELAY + 50 would be "20050": the constant expression is parenthesised.
+		rewriteRun(java("""
+				package com.example;
+
+				class Limits {
+
+					static final int RETRIES = 4;
+
+					static final long DELAY = 200;
+
+					static final double MULTIPLIER = 1.5;
+
+				}
+				"""), java(MigrateSpringRetryTests.quotes(FRAMEWORK_IMPORTS,
+				"@Retryable(maxRetries = Limits.RETRIES - 1, delay = Limits.DELAY + 50, multiplier = Limits.MULTIPLIER + 0.5, maxDelay = 2000)"),
+				MigrateSpringRetryTests.quotes(OUR_IMPORTS, "@Backoff(maxAttempts = \"\" + (Limits.RETRIES - 1 + 1), baseDelay = \"\" + (Limits.DELAY + 50), maxDelay = \"2s\", multiplier = \"\" + (Limits.MULTIPLIER + 0.5), jitter = Jitter.NONE)")));
+	}
+
 }

@@ -761,4 +761,66 @@ class MigrateSpringRetryTests implements RewriteTest {
 				"""));
 	}
 
+	private static final String LIMITS = """
+			package com.example;
+
+			class Limits {
+
+				static final int ATTEMPTS = 5;
+
+				static final long DELAY = 200;
+
+				static final double MULTIPLIER = 0;
+
+			}
+			""";
+
+	@Test
+	void constantArithmeticStaysArithmetic() {
+		// "" + Limits.ATTEMPTS + 1 would be "51", "" + Limits.DELAY + 50 "20050", "" + -1 + 4 "-14".
+		rewriteRun(java(LIMITS), java(quotes(SPRING_IMPORTS,
+				"@Retryable(maxAttempts = Limits.ATTEMPTS + 1, backoff = @Backoff(delay = Limits.DELAY + 50))"),
+				quotes(OUR_IMPORTS, "@Backoff(maxAttempts = \"\" + (Limits.ATTEMPTS + 1), baseDelay = \"\" + (Limits.DELAY + 50), "
+						+ "maxDelay = \"\" + (Limits.DELAY + 50), multiplier = \"1\", jitter = Jitter.NONE)")));
+		migrates("@Retryable(maxAttempts = -1 + 4)",
+				"@Backoff(maxAttempts = \"\" + (-1 + 4), baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
+		migrates("@Retryable(maxAttempts = (2 + 3))",
+				"@Backoff(maxAttempts = \"\" + (2 + 3), baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
+	}
+
+	@Test
+	void multiplierAtOrBelowZeroIsNoGrowth() {
+		// A literal: Spring Retry's fixed (or uniform) policy, as without a multiplier.
+		migrates("@Retryable(backoff = @Backoff(delay = 100, multiplier = -1))",
+				"@Backoff(baseDelay = \"100ms\", multiplier = \"1\", jitter = Jitter.NONE)");
+		// Known at start-up only: a value of 1 or less is taken as 1, so that 0 is a fixed wait, not a start-up failure.
+		migrates("@Retryable(backoff = @Backoff(delay = 100, multiplierExpression = \"${quotes.multiplier:0}\"))",
+				"@Backoff(baseDelay = \"100ms\", maxDelay = \"30s\", multiplier = \"#{T(java.lang.Math).max(1.0, ${quotes.multiplier:0})}\", jitter = Jitter.NONE)");
+		migrates("@Retryable(backoff = @Backoff(delay = 100, multiplierExpression = \"#{@quoteSettings.multiplier}\"))",
+				"@Backoff(baseDelay = \"100ms\", maxDelay = \"30s\", multiplier = \"#{T(java.lang.Math).max(1.0, @quoteSettings.multiplier)}\", jitter = Jitter.NONE)");
+		migrates("@Retryable(backoff = @Backoff(delay = 100, multiplierExpression = \"0.0\"))",
+				"@Backoff(baseDelay = \"100ms\", multiplier = \"1\", jitter = Jitter.NONE)");
+		rewriteRun(java(LIMITS), java(quotes(SPRING_IMPORTS, "@Retryable(backoff = @Backoff(delay = 100, multiplier = Limits.MULTIPLIER))"),
+				quotes(OUR_IMPORTS, "@Backoff(baseDelay = \"100ms\", maxDelay = \"30s\", multiplier = \"#{T(java.lang.Math).max(1.0, \" + Limits.MULTIPLIER + \")}\", jitter = Jitter.NONE)")));
+		// With a maxDelay above the delay, a value of 0 or less drew uniform waits there: said.
+		migrates("@Retryable(backoff = @Backoff(delay = 100, maxDelay = 500, multiplierExpression = \"${quotes.multiplier:0}\"))", """
+				// Backoff migration, not exact: a multiplier known only at start-up that is 0 or less made Spring Retry wait uniformly between delay and maxDelay (above the delay); here it is taken as 1, a fixed wait (see docs/migrating.md)
+				@Backoff(baseDelay = "100ms", maxDelay = "500ms", multiplier = "#{T(java.lang.Math).max(1.0, ${quotes.multiplier:0})}", jitter = Jitter.NONE)""");
+	}
+
+	@Test
+	void upperCaseSpelWordsStayOperators() {
+		migrates("@Retryable(exceptionExpression = \"message.contains('busy') AND NOT retryable OR cause EQ null\")",
+				"@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOnException = \"#exception.message.contains('busy') AND NOT #exception.retryable OR #exception.cause EQ null\")");
+	}
+
+	@Test
+	void aDelayKnownOnlyAtStartUpBesideAMaxDelayWithoutAMultiplierIsLeftWhole() {
+		// Spring Retry draws uniformly between delay and maxDelay when maxDelay is above it: unknown here.
+		String annotation = "@Retryable(backoff = @Backoff(delayExpression = \"${quotes.delay:100}\", maxDelay = 3000))";
+		rewriteRun(java(quotes(SPRING_IMPORTS, annotation), quotes(SPRING_IMPORTS, """
+				// Backoff migration: left on Spring Retry, a delay known only at start-up beside maxDelay without a multiplier (Spring Retry waits uniformly between them when maxDelay is above the delay, else a fixed delay) (see docs/migrating.md)
+				""" + annotation)));
+	}
+
 }
