@@ -112,6 +112,13 @@ final class SpringRetryMapping {
 		if (!excludes.isEmpty()) {
 			ours.source("abortOn", Attributes.classArray(excludes));
 		}
+		if (!includes.isEmpty() && !excludes.isEmpty()) {
+			// Spring Retry classifies the thrown type first and looks at its causes only when that
+			// type is unclassified (BinaryExceptionClassifier); Backoff's abortOn matches the causes too.
+			ours.note("a failure of a retried type caused by an excluded one was retried by Spring Retry (it reads "
+					+ "the causes only of a failure whose own type it does not classify); Backoff's abortOn also "
+					+ "matches the causes, so it is not retried");
+		}
 		// Spring Retry lets the closest class decide; ours lets abortOn win over retryOn.
 		for (Expression include : includes) {
 			for (Expression exclude : excludes) {

@@ -31,6 +31,10 @@ final class SpringRetryPlan {
 
 	static final String SYNCHRONIZATION_MANAGER = "org.springframework.retry.support.RetrySynchronizationManager";
 
+	/** Return types whose failure Spring Retry never saw: it came after the method returned. */
+	private static final List<String> ASYNC = List.of("java.util.concurrent.CompletionStage",
+			"java.util.concurrent.Future", "org.reactivestreams.Publisher");
+
 	/** By the id of the declaration (method or class) that carries the {@code @Retryable}. */
 	final Map<UUID, BackoffAnnotation> annotations = new HashMap<>();
 
@@ -64,6 +68,15 @@ final class SpringRetryPlan {
 		J.Annotation onType = find(type.getLeadingAnnotations(), SpringRetryMapping.RETRYABLE);
 		if (onType != null) {
 			BackoffAnnotation ours = SpringRetryMapping.map(onType);
+			if (type.getKind() == J.ClassDeclaration.Kind.Type.Annotation) {
+				ours.unmigratable("a composed annotation (@Retryable as a meta-annotation, its attributes perhaps "
+						+ "aliased): Backoff's @Backoff is no meta-annotation; put @Backoff on the methods that use it");
+			}
+			for (J.MethodDeclaration method : methods) {
+				if (method.hasModifier(J.Modifier.Type.Public)) {
+					noteAsync(method, ours);
+				}
+			}
 			if (!recovers.isEmpty()) {
 				ours.unmigratable("@Retryable on the type with @Recover methods (Backoff's fallback is per method: "
 						+ "move @Backoff(fallback = ...) onto each method)");
@@ -76,6 +89,7 @@ final class SpringRetryPlan {
 				continue;
 			}
 			BackoffAnnotation ours = SpringRetryMapping.map(retryable);
+			noteAsync(method, ours);
 			if (readsSynchronizationManager(method)) {
 				ours.unmigratable("the method reads RetrySynchronizationManager (its retry count)");
 			}
@@ -153,6 +167,24 @@ final class SpringRetryPlan {
 					+ "Backoff rethrows the last failure");
 		}
 		return null;
+	}
+
+	/** Spring Retry retried a method only when it threw: a failed future or publisher it returned was not. */
+	private static void noteAsync(J.MethodDeclaration method, BackoffAnnotation ours) {
+		JavaType returned = (method.getMethodType() != null) ? method.getMethodType().getReturnType() : null;
+		for (String async : ASYNC) {
+			if (returned != null && TypeUtils.isAssignableTo(async, returned)) {
+				String name = (TypeUtils.asFullyQualified(returned) != null)
+						? TypeUtils.asFullyQualified(returned).getClassName() : async;
+				String note = method.getSimpleName() + " returns " + name + ": Spring Retry retried only a "
+						+ "synchronous throw, never a failed " + name + ", which Backoff retries too: the call may now "
+						+ "run up to maxAttempts times, so check that it is safe to repeat";
+				if (!ours.notes().contains(note)) {
+					ours.note(note);
+				}
+				return;
+			}
+		}
 	}
 
 	private static boolean recovers(J.MethodDeclaration recover, J.MethodDeclaration method) {

@@ -27,6 +27,8 @@ class MigrateSpringRetryTests implements RewriteTest {
 			import java.io.IOException;
 			""";
 
+	private static final String CAUSE_NOTE = "a failure of a retried type caused by an excluded one was retried by Spring Retry (it reads the causes only of a failure whose own type it does not classify); Backoff's abortOn also matches the causes, so it is not retried";
+
 	@Override
 	public void defaults(RecipeSpec spec) {
 		spec.recipe(new MigrateSpringRetryCode()).parser(Parsers.withRetryTypes());
@@ -166,21 +168,23 @@ class MigrateSpringRetryTests implements RewriteTest {
 	@Test
 	void retryForAndNoRetryFor() {
 		migrates("@Retryable(retryFor = IOException.class, noRetryFor = { IllegalStateException.class, IllegalArgumentException.class })",
-				"@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = IOException.class, abortOn = { IllegalStateException.class, IllegalArgumentException.class })");
+				"// Backoff migration, not exact: %s (see docs/migrating.md)\n".formatted(CAUSE_NOTE)
+						+ "@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = IOException.class, abortOn = { IllegalStateException.class, IllegalArgumentException.class })");
 	}
 
 	@Test
 	void valueAndExcludeAreTheOldNames() {
 		migrates("@Retryable(value = IOException.class, exclude = IllegalStateException.class)",
-				"@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = IOException.class, abortOn = IllegalStateException.class)");
+				"// Backoff migration, not exact: %s (see docs/migrating.md)\n".formatted(CAUSE_NOTE)
+						+ "@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = IOException.class, abortOn = IllegalStateException.class)");
 	}
 
 	@Test
 	void includedSubclassOfAnExcludedClassIsReported() {
 		rewriteRun(java(quotes(SPRING_IMPORTS, "@Retryable(include = java.io.FileNotFoundException.class, exclude = IOException.class)"),
 				quotes(OUR_IMPORTS.replace("import java.io.IOException;", "import java.io.FileNotFoundException;\nimport java.io.IOException;"), """
-				// Backoff migration, not exact: FileNotFoundException is retried by Spring Retry although a subclass of IOException (the closer class wins there); Backoff's abortOn always wins (see docs/migrating.md)
-				@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, retryOn = FileNotFoundException.class, abortOn = IOException.class)""")));
+				// Backoff migration, not exact: %s; FileNotFoundException is retried by Spring Retry although a subclass of IOException (the closer class wins there); Backoff's abortOn always wins (see docs/migrating.md)
+				@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, retryOn = FileNotFoundException.class, abortOn = IOException.class)""".formatted(CAUSE_NOTE))));
 	}
 
 	@Test
@@ -821,6 +825,92 @@ class MigrateSpringRetryTests implements RewriteTest {
 		rewriteRun(java(quotes(SPRING_IMPORTS, annotation), quotes(SPRING_IMPORTS, """
 				// Backoff migration: left on Spring Retry, a delay known only at start-up beside maxDelay without a multiplier (Spring Retry waits uniformly between them when maxDelay is above the delay, else a fixed delay) (see docs/migrating.md)
 				""" + annotation)));
+	}
+
+	@Test
+	void aRetriedFailureCausedByAnExcludedOneIsReported() {
+		// Spring Retry: IllegalStateException (a RuntimeException) caused by IllegalArgumentException is retried.
+		migrates("@Retryable(retryFor = RuntimeException.class, noRetryFor = IllegalArgumentException.class)",
+				"// Backoff migration, not exact: %s (see docs/migrating.md)\n".formatted(CAUSE_NOTE)
+						+ "@Backoff(baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE, retryOn = RuntimeException.class, abortOn = IllegalArgumentException.class)");
+	}
+
+	@Test
+	void asyncReturnTypesGainRetriesAndAreReported() {
+		rewriteRun(java("""
+				package com.example;
+
+				import java.util.concurrent.CompletableFuture;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				class Quotes {
+
+					@Retryable
+					CompletableFuture<String> fetch(String id) {
+						return CompletableFuture.completedFuture(id);
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				import java.util.concurrent.CompletableFuture;
+
+				class Quotes {
+
+					// Backoff migration, not exact: fetch returns CompletableFuture: Spring Retry retried only a synchronous throw, never a failed CompletableFuture, which Backoff retries too: the call may now run up to maxAttempts times, so check that it is safe to repeat (see docs/migrating.md)
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)
+					CompletableFuture<String> fetch(String id) {
+						return CompletableFuture.completedFuture(id);
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void composedAnnotationIsLeftWhole() {
+		// An int alias cannot become one of our String attributes: the annotation and its uses stay on Spring Retry.
+		rewriteRun(java("""
+				package com.example;
+
+				import java.lang.annotation.Retention;
+				import java.lang.annotation.RetentionPolicy;
+
+				import org.springframework.core.annotation.AliasFor;
+				import org.springframework.retry.annotation.Retryable;
+
+				@Retention(RetentionPolicy.RUNTIME)
+				@Retryable
+				@interface RemoteRetry {
+
+					@AliasFor(annotation = Retryable.class, attribute = "maxAttempts")
+					int attempts() default 3;
+
+				}
+				""", """
+				package com.example;
+
+				import java.lang.annotation.Retention;
+				import java.lang.annotation.RetentionPolicy;
+
+				import org.springframework.core.annotation.AliasFor;
+				import org.springframework.retry.annotation.Retryable;
+
+				// Backoff migration: left on Spring Retry, a composed annotation (@Retryable as a meta-annotation, its attributes perhaps aliased): Backoff's @Backoff is no meta-annotation; put @Backoff on the methods that use it (see docs/migrating.md)
+				@Retention(RetentionPolicy.RUNTIME)
+				@Retryable
+				@interface RemoteRetry {
+
+					@AliasFor(annotation = Retryable.class, attribute = "maxAttempts")
+					int attempts() default 3;
+
+				}
+				"""));
 	}
 
 }
