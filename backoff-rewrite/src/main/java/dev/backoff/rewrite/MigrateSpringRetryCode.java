@@ -62,7 +62,17 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 	/** Whether any Spring Retry code stays after the migration, anywhere in the project. */
 	public static class Accumulator {
 
-		boolean springRetryLeft;
+		boolean retryableLeft;
+
+		/** The {@code @Recover} methods no method of their own class links, by {@link SpringRetryPlan#key}. */
+		final Set<String> unlinkedRecovers = new HashSet<>();
+
+		/** Those a migrated method of a subclass takes as its fallback. */
+		final Set<String> inheritedRecovers = new HashSet<>();
+
+		boolean springRetryLeft() {
+			return this.retryableLeft || !this.inheritedRecovers.containsAll(this.unlinkedRecovers);
+		}
 
 	}
 
@@ -78,16 +88,19 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 			@Override
 			public J.CompilationUnit visitCompilationUnit(J.CompilationUnit unit, ExecutionContext ctx) {
 				if (!otherSpringRetryTypes(unit).isEmpty()) {
-					acc.springRetryLeft = true;
+					acc.retryableLeft = true;
 				}
 				return super.visitCompilationUnit(unit, ctx);
 			}
 
 			@Override
 			public J.ClassDeclaration visitClassDeclaration(J.ClassDeclaration type, ExecutionContext ctx) {
-				if (SpringRetryPlan.of(type).leavesSpringRetry() || hasCircuitBreaker(type)) {
-					acc.springRetryLeft = true;
+				SpringRetryPlan plan = SpringRetryPlan.of(type);
+				if (plan.leavesRetryable() || hasCircuitBreaker(type)) {
+					acc.retryableLeft = true;
 				}
+				acc.unlinkedRecovers.addAll(plan.unlinkedRecoverKeys);
+				acc.inheritedRecovers.addAll(plan.inheritedRecovers);
 				return super.visitClassDeclaration(type, ctx);
 			}
 
@@ -107,7 +120,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 					return java.visit(tree, ctx);
 				}
 				if (tree instanceof Xml.Document document && document.getSourcePath().endsWith("pom.xml")) {
-					if (!acc.springRetryLeft) {
+					if (!acc.springRetryLeft()) {
 						return maven.visit(tree, ctx);
 					}
 					// One row per pom, however many cycles the run takes.
@@ -180,7 +193,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 
 		@Override
 		public J.ClassDeclaration visitClassDeclaration(J.ClassDeclaration type, ExecutionContext ctx) {
-			SpringRetryPlan plan = SpringRetryPlan.of(type);
+			SpringRetryPlan plan = SpringRetryPlan.of(type, this.acc.inheritedRecovers);
 			this.annotations.putAll(plan.annotations);
 			this.plans.put(type.getId(), plan);
 			J.ClassDeclaration visited = super.visitClassDeclaration(type, ctx);
@@ -188,7 +201,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 			if (ours != null) {
 				visited = visited.withPrefix(comment(visited.getPrefix(), ours, ctx, type.getSimpleName()));
 			}
-			if (this.acc.springRetryLeft && SpringRetryPlan.find(visited.getLeadingAnnotations(), ENABLE_RETRY) != null
+			if (this.acc.springRetryLeft() && SpringRetryPlan.find(visited.getLeadingAnnotations(), ENABLE_RETRY) != null
 					&& SpringRetryPlan.find(visited.getLeadingAnnotations(), ENABLE_BACKOFF) == null) {
 				visited = JavaTemplate.builder("@" + ENABLE_BACKOFF)
 					.javaParser(JavaParser.fromJavaVersion().dependsOn(Stubs.ENABLE_BACKOFF))
@@ -256,7 +269,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 				return annotation;
 			}
 			if (isOf(annotation, ENABLE_RETRY)) {
-				if (this.acc.springRetryLeft) {
+				if (this.acc.springRetryLeft()) {
 					// Kept for what stays on Spring Retry; @EnableBackoff is added to the type beside it.
 					return annotation;
 				}

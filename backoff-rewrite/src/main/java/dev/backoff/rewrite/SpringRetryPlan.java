@@ -50,11 +50,34 @@ final class SpringRetryPlan {
 	 */
 	final Set<UUID> unlinkedRecovers = new HashSet<>();
 
+	/**
+	 * The {@code @Recover} methods of superclasses that a migrated method of this class takes as
+	 * its fallback, as Spring Retry found them, by {@link #key}.
+	 */
+	final Set<String> inheritedRecovers = new HashSet<>();
+
+	/** The {@link #key}s of this class's {@code @Recover} methods that no method of it links. */
+	final Set<String> unlinkedRecoverKeys = new HashSet<>();
+
 	private SpringRetryPlan() {
 	}
 
+	/** @return a {@code @Recover} method's key: its declaring class's name and its own */
+	static String key(String declaringType, String method) {
+		return declaringType + "#" + method;
+	}
+
 	static SpringRetryPlan of(J.ClassDeclaration type) {
+		return of(type, Set.of());
+	}
+
+	/**
+	 * @param linkedBySubclasses the keys of {@code @Recover} methods that a migrated method of a
+	 * subclass takes as its fallback: they go as the ones this class links do
+	 */
+	static SpringRetryPlan of(J.ClassDeclaration type, Set<String> linkedBySubclasses) {
 		SpringRetryPlan plan = new SpringRetryPlan();
+		String typeName = (type.getType() != null) ? type.getType().getFullyQualifiedName() : type.getSimpleName();
 		List<J.MethodDeclaration> methods = new ArrayList<>();
 		List<J.MethodDeclaration> recovers = new ArrayList<>();
 		for (Statement statement : type.getBody().getStatements()) {
@@ -93,20 +116,63 @@ final class SpringRetryPlan {
 			if (readsSynchronizationManager(method)) {
 				ours.unmigratable("the method reads RetrySynchronizationManager (its retry count)");
 			}
-			String fallback = fallback(method, new Attributes(retryable).string("recover"), recovers, ours);
+			String name = new Attributes(retryable).string("recover");
+			String inherited = (name == null && recovers.isEmpty()) ? inheritedFallback(type, method, ours) : null;
+			String fallback = (inherited != null) ? null : fallback(method, name, recovers, ours);
 			plan.add(method.getId(), ours);
+			if (inherited != null && ours.isMigratable()) {
+				plan.inheritedRecovers.add(inherited);
+			}
 			if (fallback != null && ours.isMigratable()) {
 				plan.linkedRecovers.add(fallback);
+			}
+		}
+		for (J.MethodDeclaration recover : recovers) {
+			if (linkedBySubclasses.contains(key(typeName, recover.getSimpleName()))) {
+				plan.linkedRecovers.add(recover.getSimpleName());
 			}
 		}
 		if (plan.recoversMigrate) {
 			for (J.MethodDeclaration recover : recovers) {
 				if (!plan.linkedRecovers.contains(recover.getSimpleName())) {
 					plan.unlinkedRecovers.add(recover.getId());
+					plan.unlinkedRecoverKeys.add(key(typeName, recover.getSimpleName()));
 				}
 			}
 		}
 		return plan;
+	}
+
+	/**
+	 * Spring Retry looks for {@code @Recover} methods in superclasses too: the one of a
+	 * superclass that fits the method, by shape, becomes its fallback.
+	 * @return the fallback's {@link #key}, or {@code null} when no superclass has one
+	 */
+	private static @Nullable String inheritedFallback(J.ClassDeclaration type, J.MethodDeclaration method,
+			BackoffAnnotation ours) {
+		JavaType.Method methodType = method.getMethodType();
+		JavaType.FullyQualified superclass = (type.getType() != null) ? type.getType().getSupertype() : null;
+		Set<String> names = new LinkedHashSet<>();
+		String found = null;
+		while (methodType != null && superclass != null && !"java.lang.Object".equals(superclass.getFullyQualifiedName())) {
+			for (JavaType.Method candidate : superclass.getMethods()) {
+				boolean recover = candidate.getAnnotations().stream()
+					.anyMatch((annotation) -> TypeUtils.isOfClassType(annotation, RECOVER));
+				if (recover && recovers(candidate, methodType) && names.add(candidate.getName())) {
+					found = key(superclass.getFullyQualifiedName(), candidate.getName());
+				}
+			}
+			superclass = superclass.getSupertype();
+		}
+		if (names.size() > 1) {
+			ours.unmigratable("inherited @Recover methods of different names " + names + " could answer for it: "
+					+ "Backoff's fallback names one");
+			return null;
+		}
+		if (found != null) {
+			ours.string("fallback", names.iterator().next());
+		}
+		return found;
 	}
 
 	/** @return whether the method's {@code @Recover} annotation goes */
@@ -121,9 +187,9 @@ final class SpringRetryPlan {
 		}
 	}
 
-	boolean leavesSpringRetry() {
-		return !this.unlinkedRecovers.isEmpty()
-				|| this.annotations.values().stream().anyMatch((ours) -> !ours.isMigratable());
+	/** @return whether a {@code @Retryable} of the class stays (unlinked {@code @Recover} methods aside) */
+	boolean leavesRetryable() {
+		return this.annotations.values().stream().anyMatch((ours) -> !ours.isMigratable());
 	}
 
 	/**
@@ -190,9 +256,10 @@ final class SpringRetryPlan {
 	private static boolean recovers(J.MethodDeclaration recover, J.MethodDeclaration method) {
 		JavaType.Method recoverType = recover.getMethodType();
 		JavaType.Method methodType = method.getMethodType();
-		if (recoverType == null || methodType == null) {
-			return false;
-		}
+		return recoverType != null && methodType != null && recovers(recoverType, methodType);
+	}
+
+	private static boolean recovers(JavaType.Method recoverType, JavaType.Method methodType) {
 		if (!TypeUtils.isAssignableTo(recoverType.getReturnType(), methodType.getReturnType())
 				&& !TypeUtils.isOfType(recoverType.getReturnType(), methodType.getReturnType())) {
 			return false;

@@ -913,4 +913,68 @@ class MigrateSpringRetryTests implements RewriteTest {
 				"""));
 	}
 
+	@Test
+	void recoverInheritedFromASuperclassBecomesTheFallback() {
+		// Spring Retry finds the superclass's @Recover for the subclass's @Retryable; so does Backoff's fallback lookup.
+		rewriteRun(java("""
+				package com.example;
+
+				import java.io.IOException;
+
+				import org.springframework.retry.annotation.Recover;
+
+				class BaseClient {
+
+					@Recover
+					String cached(IOException failure, String id) {
+						return "cached";
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import java.io.IOException;
+
+				class BaseClient {
+
+					String cached(IOException failure, String id) {
+						return "cached";
+					}
+
+				}
+				"""), java("""
+				package com.example;
+
+				import java.io.IOException;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				class QuoteClient extends BaseClient {
+
+					@Retryable
+					String fetch(String id) throws IOException {
+						return id;
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				import java.io.IOException;
+
+				class QuoteClient extends BaseClient {
+
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "cached")
+					String fetch(String id) throws IOException {
+						return id;
+					}
+
+				}
+				"""));
+	}
+
 }
