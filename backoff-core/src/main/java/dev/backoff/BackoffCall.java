@@ -166,7 +166,8 @@ public final class BackoffCall {
 
 	/**
 	 * Counts and runs one attempt, with this thread marked as inside it, so that a retrying
-	 * call made from the attempt knows it is nested (see {@link Nested}).
+	 * call made from the attempt knows it is nested (see {@link Nested}) and the attempt can
+	 * read its number ({@link CurrentAttempt}).
 	 * @param <T> the result type
 	 * @param task the attempt
 	 * @return what the attempt returns
@@ -174,17 +175,19 @@ public final class BackoffCall {
 	 */
 	public <T extends @Nullable Object> T attempt(BackoffTask<T> task) throws Throwable {
 		this.attempts++;
-		if (!this.encloses) {
-			return task.run();
-		}
 		Enclosing here = (this.here != null) ? this.here : Enclosing.current();
 		BackoffPolicy outer = here.policy;
-		here.policy = this.policy;
+		int outerAttempt = here.attempt;
+		if (this.encloses) {
+			here.policy = this.policy;
+		}
+		here.attempt = this.attempts;
 		try {
 			return task.run();
 		}
 		finally {
 			here.policy = outer;
+			here.attempt = outerAttempt;
 		}
 	}
 

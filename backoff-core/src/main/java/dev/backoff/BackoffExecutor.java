@@ -165,14 +165,17 @@ public final class BackoffExecutor {
 		long start = startNanos(policy);
 		// The first attempt runs inline, marked as BackoffCall.attempt would, so that a call
 		// that succeeds at once creates no state.
-		Enclosing here = this.outermost ? Enclosing.current() : null;
-		BackoffPolicy enclosing = (here != null) ? here.policy : null;
-		boolean encloses = (here != null) && Enclosing.encloses(policy);
+		Enclosing here = Enclosing.current();
+		BackoffPolicy outer = here.policy;
+		BackoffPolicy enclosing = this.outermost ? outer : null;
+		boolean encloses = this.outermost && Enclosing.encloses(policy);
+		int outerAttempt = here.attempt;
 		T result = null;
 		Throwable failure = null;
 		if (encloses) {
 			here.policy = policy;
 		}
+		here.attempt = 1;
 		try {
 			result = task.run();
 		}
@@ -180,9 +183,8 @@ public final class BackoffExecutor {
 			failure = ex;
 		}
 		finally {
-			if (encloses) {
-				here.policy = enclosing;
-			}
+			here.policy = outer;
+			here.attempt = outerAttempt;
 		}
 		if (failure != null) {
 			return retry(newCall(policy, budget, listener, start, enclosing, encloses, here), task, failure, null);

@@ -1,9 +1,13 @@
 package dev.backoff.spring;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
+import dev.backoff.CurrentAttempt;
+import dev.backoff.Jitter;
 import dev.backoff.RecordingSleeper;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.operation.BackoffOperationSource;
@@ -77,6 +81,18 @@ class EnableBackoffTests {
 			Quotes quotes = context.getBean(Quotes.class);
 			assertThat(quotes.down()).isEqualTo("cached after IllegalStateException");
 			assertThat(quotes.downCalls()).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void aMethodReadsItsOwnAttemptNumberAndAMultiplierOfZeroTakenAsOneWaitsAFixedDelay() {
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
+			Quotes quotes = context.getBean(Quotes.class);
+			assertThat(quotes.numbered()).isEqualTo("ok");
+			assertThat(context.getBean(Quotes.class).attemptsSeen()).containsExactly(1, 2, 3);
+			assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(Duration.ofMillis(10),
+					Duration.ofMillis(10));
+			assertThat(CurrentAttempt.number()).isZero();
 		}
 	}
 
@@ -358,9 +374,26 @@ class EnableBackoffTests {
 			return "tuned after " + this.tunedCalls.get() + " attempts";
 		}
 
+		final List<Integer> attempts = new CopyOnWriteArrayList<>();
+
+		/** The multiplier as the Spring Retry recipe writes one known only at start-up, here 0.0. */
+		@Backoff(maxAttempts = "3", baseDelay = "10ms", multiplier = "#{T(java.lang.Math).max(1.0, ${quotes.multiplier:0.0})}",
+				jitter = Jitter.NONE)
+		public String numbered() {
+			this.attempts.add(CurrentAttempt.number());
+			if (this.attempts.size() < 3) {
+				throw new IllegalStateException("not yet");
+			}
+			return "ok";
+		}
+
 		/** Read through the proxy, which has no state of its own. */
 		public int downCalls() {
 			return this.downCalls.get();
+		}
+
+		public List<Integer> attemptsSeen() {
+			return this.attempts;
 		}
 
 		public String cached(IllegalStateException failure) {
