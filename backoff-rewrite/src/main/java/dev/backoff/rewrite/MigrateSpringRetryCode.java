@@ -3,6 +3,7 @@ package dev.backoff.rewrite;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -70,8 +71,22 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 		/** Those a migrated method of a subclass takes as its fallback. */
 		final Set<String> inheritedRecovers = new HashSet<>();
 
+		/** The {@code @Retryable} methods that migrate, by {@link RetryCountReads#key}, as their own class sees them. */
+		final Set<String> migratingMethods = new HashSet<>();
+
+		/** Those that an implementation or override reads {@code RetrySynchronizationManager} in, beyond the count. */
+		final Set<String> readBeyondCount = new HashSet<>();
+
 		boolean springRetryLeft() {
-			return this.retryableLeft || !this.inheritedRecovers.containsAll(this.unlinkedRecovers);
+			return this.retryableLeft || !this.inheritedRecovers.containsAll(this.unlinkedRecovers)
+					|| !this.readBeyondCount.isEmpty();
+		}
+
+		/** Whether a method's count reads become {@code CurrentAttempt}'s: every declaration it answers for migrates. */
+		boolean migratesCountReads(J.MethodDeclaration method) {
+			List<String> keys = RetryCountReads.retryableKeys(method);
+			return !keys.isEmpty() && this.migratingMethods.containsAll(keys)
+					&& keys.stream().noneMatch(this.readBeyondCount::contains);
 		}
 
 	}
@@ -101,7 +116,16 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 				}
 				acc.unlinkedRecovers.addAll(plan.unlinkedRecoverKeys);
 				acc.inheritedRecovers.addAll(plan.inheritedRecovers);
+				acc.migratingMethods.addAll(plan.migratingMethods);
 				return super.visitClassDeclaration(type, ctx);
+			}
+
+			@Override
+			public J.MethodDeclaration visitMethodDeclaration(J.MethodDeclaration method, ExecutionContext ctx) {
+				if (RetryCountReads.readsBeyondCount(method)) {
+					acc.readBeyondCount.addAll(RetryCountReads.retryableKeys(method));
+				}
+				return super.visitMethodDeclaration(method, ctx);
 			}
 
 		};
@@ -117,7 +141,8 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 			@Override
 			public @Nullable Tree visit(@Nullable Tree tree, ExecutionContext ctx) {
 				if (tree instanceof J.CompilationUnit) {
-					return java.visit(tree, ctx);
+					// The count reads first, while the methods still carry @Retryable.
+					return java.visit(new CountReads(acc).visit(tree, ctx), ctx);
 				}
 				if (tree instanceof Xml.Document document && document.getSourcePath().endsWith("pom.xml")) {
 					if (!acc.springRetryLeft()) {
@@ -152,15 +177,44 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 	/** @return the Spring Retry types the file uses beyond its annotations (RetryTemplate, listeners, …) */
 	static Set<String> otherSpringRetryTypes(J.CompilationUnit unit) {
 		Set<String> types = new TreeSet<>();
+		boolean countReadsMigrate = RetryCountReads.onlyCountReadsOfRetryables(unit);
 		for (JavaType type : unit.getTypesInUse().getTypesInUse()) {
 			if (type instanceof JavaType.FullyQualified named) {
 				String name = named.getFullyQualifiedName();
-				if (name.startsWith(SPRING_RETRY_PACKAGE) && !name.startsWith(SPRING_RETRY_PACKAGE + "annotation.")) {
+				boolean countRead = name.equals(RetryCountReads.MANAGER) || name.equals(RetryCountReads.CONTEXT);
+				if (name.startsWith(SPRING_RETRY_PACKAGE) && !name.startsWith(SPRING_RETRY_PACKAGE + "annotation.")
+						&& !(countRead && countReadsMigrate)) {
 					types.add(named.getClassName());
 				}
 			}
 		}
 		return types;
+	}
+
+	/** {@code RetrySynchronizationManager.getContext().getRetryCount()} as {@code CurrentAttempt}'s, where the method migrates. */
+	private static final class CountReads extends org.openrewrite.java.JavaVisitor<ExecutionContext> {
+
+		private final Accumulator acc;
+
+		CountReads(Accumulator acc) {
+			this.acc = acc;
+		}
+
+		@Override
+		public J visitMethodInvocation(J.MethodInvocation invocation, ExecutionContext ctx) {
+			J.MethodDeclaration method = getCursor().firstEnclosing(J.MethodDeclaration.class);
+			if (!RetryCountReads.isCountRead(invocation) || method == null || !this.acc.migratesCountReads(method)) {
+				return super.visitMethodInvocation(invocation, ctx);
+			}
+			maybeRemoveImport(RetryCountReads.MANAGER);
+			J read = JavaTemplate.builder(RetryCountReads.REPLACEMENT)
+				.javaParser(JavaParser.fromJavaVersion().dependsOn(Stubs.CURRENT_ATTEMPT))
+				.build()
+				.apply(getCursor(), invocation.getCoordinates().replace());
+			doAfterVisit(ShortenFullyQualifiedTypeReferences.modifyOnly(read));
+			return read;
+		}
+
 	}
 
 	private final class JavaVisitor extends JavaIsoVisitor<ExecutionContext> {
@@ -193,7 +247,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 
 		@Override
 		public J.ClassDeclaration visitClassDeclaration(J.ClassDeclaration type, ExecutionContext ctx) {
-			SpringRetryPlan plan = SpringRetryPlan.of(type, this.acc.inheritedRecovers);
+			SpringRetryPlan plan = SpringRetryPlan.of(type, this.acc.inheritedRecovers, this.acc.readBeyondCount);
 			this.annotations.putAll(plan.annotations);
 			this.plans.put(type.getId(), plan);
 			J.ClassDeclaration visited = super.visitClassDeclaration(type, ctx);

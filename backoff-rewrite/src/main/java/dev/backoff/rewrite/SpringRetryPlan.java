@@ -8,10 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
-import org.openrewrite.java.JavaIsoVisitor;
 import org.openrewrite.java.tree.J;
 import org.openrewrite.java.tree.JavaType;
 import org.openrewrite.java.tree.Statement;
@@ -28,8 +26,6 @@ final class SpringRetryPlan {
 	static final String RECOVER = "org.springframework.retry.annotation.Recover";
 
 	static final String CIRCUIT_BREAKER = "org.springframework.retry.annotation.CircuitBreaker";
-
-	static final String SYNCHRONIZATION_MANAGER = "org.springframework.retry.support.RetrySynchronizationManager";
 
 	/** Return types whose failure Spring Retry never saw: it came after the method returned. */
 	private static final List<String> ASYNC = List.of("java.util.concurrent.CompletionStage",
@@ -67,15 +63,20 @@ final class SpringRetryPlan {
 		return declaringType + "#" + method;
 	}
 
+	/** The keys ({@link RetryCountReads#key}) of this class's {@code @Retryable} methods that migrate. */
+	final Set<String> migratingMethods = new HashSet<>();
+
 	static SpringRetryPlan of(J.ClassDeclaration type) {
-		return of(type, Set.of());
+		return of(type, Set.of(), Set.of());
 	}
 
 	/**
 	 * @param linkedBySubclasses the keys of {@code @Recover} methods that a migrated method of a
 	 * subclass takes as its fallback: they go as the ones this class links do
+	 * @param readBeyondCount the keys of {@code @Retryable} methods that an implementation or
+	 * override reads {@code RetrySynchronizationManager} in, beyond the retry count
 	 */
-	static SpringRetryPlan of(J.ClassDeclaration type, Set<String> linkedBySubclasses) {
+	static SpringRetryPlan of(J.ClassDeclaration type, Set<String> linkedBySubclasses, Set<String> readBeyondCount) {
 		SpringRetryPlan plan = new SpringRetryPlan();
 		String typeName = (type.getType() != null) ? type.getType().getFullyQualifiedName() : type.getSimpleName();
 		List<J.MethodDeclaration> methods = new ArrayList<>();
@@ -113,13 +114,22 @@ final class SpringRetryPlan {
 			}
 			BackoffAnnotation ours = SpringRetryMapping.map(retryable);
 			noteAsync(method, ours);
-			if (readsSynchronizationManager(method)) {
-				ours.unmigratable("the method reads RetrySynchronizationManager (its retry count)");
+			if (RetryCountReads.readsBeyondCount(method)) {
+				ours.unmigratable("the method reads RetrySynchronizationManager beyond getContext().getRetryCount() "
+						+ "(the context's attributes, its last failure)");
+			}
+			else if (method.getMethodType() != null
+					&& readBeyondCount.contains(RetryCountReads.key(method.getMethodType()))) {
+				ours.unmigratable("an implementation or override reads RetrySynchronizationManager beyond "
+						+ "getContext().getRetryCount() (the context's attributes, its last failure)");
 			}
 			String name = new Attributes(retryable).string("recover");
 			String inherited = (name == null && recovers.isEmpty()) ? inheritedFallback(type, method, ours) : null;
 			String fallback = (inherited != null) ? null : fallback(method, name, recovers, ours);
 			plan.add(method.getId(), ours);
+			if (ours.isMigratable() && method.getMethodType() != null) {
+				plan.migratingMethods.add(RetryCountReads.key(method.getMethodType()));
+			}
 			if (inherited != null && ours.isMigratable()) {
 				plan.inheritedRecovers.add(inherited);
 			}
@@ -278,21 +288,6 @@ final class SpringRetryPlan {
 			}
 		}
 		return true;
-	}
-
-	private static boolean readsSynchronizationManager(J.MethodDeclaration method) {
-		AtomicBoolean reads = new AtomicBoolean();
-		new JavaIsoVisitor<AtomicBoolean>() {
-			@Override
-			public J.MethodInvocation visitMethodInvocation(J.MethodInvocation invocation, AtomicBoolean found) {
-				if (invocation.getMethodType() != null
-						&& TypeUtils.isOfClassType(invocation.getMethodType().getDeclaringType(), SYNCHRONIZATION_MANAGER)) {
-					found.set(true);
-				}
-				return super.visitMethodInvocation(invocation, found);
-			}
-		}.visit(method.getBody(), reads);
-		return reads.get();
 	}
 
 	static J.@Nullable Annotation find(List<J.Annotation> annotations, String type) {

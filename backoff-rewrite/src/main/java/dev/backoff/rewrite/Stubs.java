@@ -43,6 +43,15 @@ final class Stubs {
 			}
 			""";
 
+	static final String CURRENT_ATTEMPT = """
+			package dev.backoff;
+			public final class CurrentAttempt {
+				public static int number() {
+					return 0;
+				}
+			}
+			""";
+
 	private Stubs() {
 	}
 

@@ -494,8 +494,8 @@ class MigrateSpringRetryTests implements RewriteTest {
 							}
 
 							@Retryable
-							int count() {
-								return RetrySynchronizationManager.getContext().getRetryCount();
+							Object count() {
+								return RetrySynchronizationManager.getContext().getAttribute("attempt");
 							}
 
 							// Spring Retry's Backoff is still imported: ours stays fully qualified.
@@ -530,10 +530,10 @@ class MigrateSpringRetryTests implements RewriteTest {
 							void ship(String id) {
 							}
 
-							// Backoff migration: left on Spring Retry, the method reads RetrySynchronizationManager (its retry count) (see docs/migrating.md)
+							// Backoff migration: left on Spring Retry, the method reads RetrySynchronizationManager beyond getContext().getRetryCount() (the context's attributes, its last failure) (see docs/migrating.md)
 							@Retryable
-							int count() {
-								return RetrySynchronizationManager.getContext().getRetryCount();
+							Object count() {
+								return RetrySynchronizationManager.getContext().getAttribute("attempt");
 							}
 
 							// Spring Retry's Backoff is still imported: ours stays fully qualified.
@@ -971,6 +971,150 @@ class MigrateSpringRetryTests implements RewriteTest {
 					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "cached")
 					String fetch(String id) throws IOException {
 						return id;
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void retryCountReadsBecomeTheCurrentAttempt() {
+		// Spring Retry's count is 0 on the first attempt; CurrentAttempt.number() is 1 there.
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Retryable;
+				import org.springframework.retry.support.RetrySynchronizationManager;
+
+				class Quotes {
+
+					@Retryable
+					String fetch(String id) {
+						return id + RetrySynchronizationManager.getContext().getRetryCount();
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.CurrentAttempt;
+				import dev.backoff.Jitter;
+
+				class Quotes {
+
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)
+					String fetch(String id) {
+						return id + (CurrentAttempt.number() - 1);
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void retryCountReadsInTheImplementationOfAnAnnotatedInterfaceMethodMigrateWithIt() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				interface QuoteSource {
+
+					@Retryable
+					String fetch(String id);
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				interface QuoteSource {
+
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE)
+					String fetch(String id);
+
+				}
+				"""), java("""
+				package com.example;
+
+				import org.springframework.retry.support.RetrySynchronizationManager;
+
+				class RemoteQuoteSource implements QuoteSource {
+
+					@Override
+					public String fetch(String id) {
+						return id + RetrySynchronizationManager.getContext().getRetryCount();
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.CurrentAttempt;
+
+				class RemoteQuoteSource implements QuoteSource {
+
+					@Override
+					public String fetch(String id) {
+						return id + (CurrentAttempt.number() - 1);
+					}
+
+				}
+				"""));
+	}
+
+	@Test
+	void otherReadsInTheImplementationOfAnAnnotatedInterfaceMethodLeaveItWhole() {
+		rewriteRun(java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				interface QuoteSource {
+
+					@Retryable
+					String fetch(String id);
+
+				}
+				""", """
+				package com.example;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				interface QuoteSource {
+
+					// Backoff migration: left on Spring Retry, an implementation or override reads RetrySynchronizationManager beyond getContext().getRetryCount() (the context's attributes, its last failure) (see docs/migrating.md)
+					@Retryable
+					String fetch(String id);
+
+				}
+				"""), java("""
+				package com.example;
+
+				import org.springframework.retry.support.RetrySynchronizationManager;
+
+				class RemoteQuoteSource implements QuoteSource {
+
+					@Override
+					public String fetch(String id) {
+						return id + RetrySynchronizationManager.getContext().getAttribute("replica");
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import org.springframework.retry.support.RetrySynchronizationManager;
+
+				// Backoff migration: left on Spring Retry, uses RetrySynchronizationManager: migrate to BackoffExecutor by hand (see docs/migrating.md)
+				class RemoteQuoteSource implements QuoteSource {
+
+					@Override
+					public String fetch(String id) {
+						return id + RetrySynchronizationManager.getContext().getAttribute("replica");
 					}
 
 				}
