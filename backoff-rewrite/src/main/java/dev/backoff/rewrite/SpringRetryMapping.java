@@ -1,5 +1,6 @@
 package dev.backoff.rewrite;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -106,6 +107,12 @@ final class SpringRetryMapping {
 		if (excludes.isEmpty()) {
 			excludes = retry.classes("exclude");
 		}
+		// An excluded class above an included one: Spring Retry lets the closer class decide, so the included
+		// subclass is retried and the rest of the excluded class is not, which retryOn alone already gives
+		// (Backoff refuses a retryOn type under an abortOn one: it could never be retried).
+		List<Expression> included = includes;
+		excludes = new ArrayList<>(excludes);
+		excludes.removeIf((exclude) -> included.stream().anyMatch((include) -> isStrictSubclass(include, exclude)));
 		if (!includes.isEmpty()) {
 			ours.source("retryOn", Attributes.classArray(includes));
 		}
@@ -119,17 +126,12 @@ final class SpringRetryMapping {
 					+ "the causes only of a failure whose own type it does not classify); Backoff's abortOn also "
 					+ "matches the causes, so it is not retried");
 		}
-		// Spring Retry lets the closest class decide; ours lets abortOn win over retryOn.
-		for (Expression include : includes) {
-			for (Expression exclude : excludes) {
-				JavaType.FullyQualified in = Attributes.classType(include);
-				JavaType.FullyQualified out = Attributes.classType(exclude);
-				if (in != null && out != null && !TypeUtils.isOfType(in, out) && TypeUtils.isAssignableTo(out, in)) {
-					ours.note(in.getClassName() + " is retried by Spring Retry although a subclass of "
-							+ out.getClassName() + " (the closer class wins there); Backoff's abortOn always wins");
-				}
-			}
-		}
+	}
+
+	private static boolean isStrictSubclass(Expression subclass, Expression superclass) {
+		JavaType.FullyQualified sub = Attributes.classType(subclass);
+		JavaType.FullyQualified sup = Attributes.classType(superclass);
+		return sub != null && sup != null && !TypeUtils.isOfType(sub, sup) && TypeUtils.isAssignableTo(sup, sub);
 	}
 
 	private static void backOff(@Nullable Attributes backoff, BackoffAnnotation ours) {

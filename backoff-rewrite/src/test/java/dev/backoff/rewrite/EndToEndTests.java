@@ -161,7 +161,7 @@ class EndToEndTests {
 	}
 
 	/** @return this module's test class path but its own classes, the recipes and their tests */
-	private static List<Path> testClasspath() {
+	static List<Path> testClasspath() {
 		Path recipes = location(MigrateSpringRetryCode.class);
 		Path tests = location(EndToEndTests.class);
 		return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))

@@ -1,0 +1,487 @@
+package dev.backoff.rewrite;
+
+import java.io.File;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openrewrite.ExecutionContext;
+import org.openrewrite.InMemoryExecutionContext;
+import org.openrewrite.Recipe;
+import org.openrewrite.Result;
+import org.openrewrite.SourceFile;
+import org.openrewrite.config.Environment;
+import org.openrewrite.internal.InMemoryLargeSourceSet;
+import org.openrewrite.java.JavaParser;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Exactness proved by comparison, not by reading: each row of docs/migrating.md's Spring Retry
+ * table that migrates is a small bean, run with the same scripted failures under Spring Retry
+ * and, after {@code MigrateSpringRetry} rewrote it, under Backoff ({@code @EnableBackoff}, no
+ * Spring Retry on the class path). Both record every wait through their {@code Sleeper}
+ * instead of sleeping. Compared: the attempts, what reaches the caller (value, or exception
+ * type and message), the fallback's answer and the waits; a random row's waits are compared by
+ * their bounds over many calls. A row the docs mark exact must agree; a row they mark not exact
+ * must carry the recipe's comment and show the difference the comment names.
+ */
+class SpringRetryDifferentialTests {
+
+	/**
+	 * Calls of each random row, under each library: the chance that 200 uniform draws all miss
+	 * the top tenth of their interval is 0.9^200, below 10^-9.
+	 */
+	private static final int RANDOM_CALLS = 200;
+
+	private static final String RUNNER = """
+			package rows;
+
+			import java.lang.reflect.InvocationTargetException;
+			import java.util.List;
+			import java.util.concurrent.CompletionStage;
+			import java.util.concurrent.CopyOnWriteArrayList;
+			import java.util.concurrent.atomic.AtomicInteger;
+			import java.util.function.Function;
+			import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+			import org.springframework.context.annotation.Bean;
+			import org.springframework.context.annotation.Configuration;
+
+			public class RowRunner implements Function<String, String> {
+
+				public static final List<Long> WAITS = new CopyOnWriteArrayList<>();
+
+				@Configuration
+				%s
+				public static class Config {
+
+					@Bean
+					public Settings quoteSettings() {
+						return new Settings();
+					}
+
+					@Bean
+					%s
+
+				}
+
+				public static class Settings {
+
+					public double getMultiplier() {
+						return 0.0;
+					}
+
+				}
+
+				/** @param row the row's class, a space and how many calls to make in its context */
+				@Override
+				public String apply(String row) {
+					String[] spec = row.split(" ");
+					try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+						Class<?> type = Class.forName(spec[0]);
+						context.register(Config.class, type);
+						context.refresh();
+						Object bean = context.getBean(type);
+						StringBuilder runs = new StringBuilder();
+						for (int i = 0; i < Integer.parseInt(spec[1]); i++) {
+							runs.append(call(type, bean)).append('\\n');
+						}
+						return runs.toString();
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+				}
+
+				private static String call(Class<?> type, Object bean) throws Exception {
+					WAITS.clear();
+					((AtomicInteger) type.getField("CALLS").get(null)).set(0);
+					String outcome;
+						try {
+							Object value = type.getMethod("call").invoke(bean);
+							if (value instanceof CompletionStage<?> stage) {
+								value = stage.toCompletableFuture().join();
+							}
+							outcome = "value " + value;
+						}
+						catch (InvocationTargetException ex) {
+							outcome = "threw " + ex.getCause().getClass().getName() + ": " + ex.getCause().getMessage();
+						}
+						catch (java.util.concurrent.CompletionException ex) {
+							outcome = "threw " + ex.getCause().getClass().getName() + ": " + ex.getCause().getMessage();
+						}
+					return type.getField("CALLS").get(null) + "|" + outcome + "|" + WAITS;
+				}
+
+			}
+			""";
+
+	private static final String SPRING_RETRY_RUNNER = RUNNER.formatted(
+			"@org.springframework.retry.annotation.EnableRetry",
+			"public org.springframework.retry.backoff.Sleeper sleeper() { return WAITS::add; }");
+
+	private static final String BACKOFF_RUNNER = RUNNER.formatted("@dev.backoff.spring.EnableBackoff",
+			"public dev.backoff.Sleeper sleeper() { return (delay) -> WAITS.add(delay.toMillis()); }");
+
+	/** The rows: the docs' test name, the annotations, the method's script, other members, and how they compare. */
+	private static final List<Row> ROWS = List.of(
+			Row.exact("defaultsAreOneSecondFixed", "@Retryable", failing(2)),
+			Row.exact("maxAttempts", "@Retryable(maxAttempts = 5)", failing(9)),
+			Row.exact("fixedDelay", "@Retryable(backoff = @Backoff(delay = 250))", failing(9)),
+			Row.exact("fixedDelayAsValue", "@Retryable(backoff = @Backoff(2000))", failing(3)),
+			Row.exact("zeroDelayIsOneMillisecond", "@Retryable(backoff = @Backoff(delay = 0, multiplier = 0))", failing(9)),
+			Row.exact("fixedDelayAboveOurDefaultCap", "@Retryable(backoff = @Backoff(delay = 45000))", failing(9)),
+			Row.exact("exponentialIsCappedAtThirtySecondsByDefault",
+					"@Retryable(maxAttempts = 9, backoff = @Backoff(delay = 1000, multiplier = 3))", failing(20)),
+			Row.exact("exponentialWithMaxDelay",
+					"@Retryable(maxAttempts = 6, backoff = @Backoff(delay = 200, multiplier = 1.5, maxDelay = 1000))",
+					failing(20)),
+			Row.exact("exponentialWithMaxDelayBelowDelayUsesTheDefaultCap",
+					"@Retryable(maxAttempts = 5, backoff = @Backoff(delay = 2000, multiplier = 3, maxDelay = 1000))",
+					failing(20)),
+			Row.exact("multiplierAtMostOneIsFixed",
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 300, multiplier = 0.5))", failing(20)),
+			Row.random("randomIsEqualJitter",
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 100, multiplier = 2, random = true))",
+					failing(20), true),
+			Row.random("uniformFromZeroIsFullJitter",
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 0, maxDelay = 1000))", failing(20), false),
+			Row.random("uniformIsDecorrelatedJitter",
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 500, maxDelay = 3000))", failing(20), true),
+			Row.exact("retryForAndNoRetryFor",
+					"@Retryable(retryFor = IllegalStateException.class, noRetryFor = IllegalArgumentException.class)",
+					"if (n < 2) throw new IllegalStateException(\"busy \" + n); throw new IllegalArgumentException(\"bad \" + n);")
+				.noted(),
+			Row.exact("valueAndExcludeAreTheOldNames",
+					"@Retryable(value = java.io.IOException.class, exclude = java.io.FileNotFoundException.class)",
+					"if (n < 2) throw new java.io.IOException(\"io \" + n); throw new java.io.FileNotFoundException(\"gone \" + n);")
+				.noted(),
+			Row.exact("retryForOnlyRetriesTheNamedTypes", "@Retryable(retryFor = java.io.IOException.class)",
+					"if (n < 2) throw new java.io.IOException(\"io \" + n); throw new IllegalStateException(\"no \" + n);"),
+			Row.differs("aRetriedFailureCausedByAnExcludedOneIsReported",
+					"@Retryable(retryFor = RuntimeException.class, noRetryFor = IllegalArgumentException.class)",
+					"throw new IllegalStateException(\"wrapped \" + n, new IllegalArgumentException(\"cause\"));"),
+			Row.exact("includedSubclassOfAnExcludedClassIsReported",
+					"@Retryable(include = java.io.FileNotFoundException.class, exclude = java.io.IOException.class)",
+					"if (n < 2) throw new java.io.FileNotFoundException(\"gone \" + n); throw new java.io.EOFException(\"end \" + n);"),
+			Row.exact("exceptionExpressionGetsAnExplicitRoot",
+					"@Retryable(exceptionExpression = \"message.contains('busy')\")",
+					"if (n < 3) throw new IllegalStateException(\"busy \" + n); throw new IllegalStateException(\"down \" + n);"),
+			Row.exact("upperCaseSpelWordsStayOperators",
+					"@Retryable(exceptionExpression = \"message.contains('busy') AND NOT message.contains('3')\")",
+					failing(9)),
+			Row.exact("recoverByShapeBecomesTheFallback", "@Retryable", failing(9),
+					"@Recover public String cached(IllegalStateException failure) { return \"cached after \" + failure.getMessage(); }"),
+			Row.exact("recoverByNameAndOverloadsByFailureType", "@Retryable(recover = \"cached\")",
+					"if (n < 3) throw new IllegalStateException(\"busy \" + n); throw new IllegalArgumentException(\"bad\");",
+					"@Recover public String cached(IllegalStateException failure) { return \"state \" + failure.getMessage(); }\n"
+							+ "@Recover public String cached(IllegalArgumentException failure) { return \"argument \" + failure.getMessage(); }"),
+			Row.exact("constantArithmeticStaysArithmetic",
+					"@Retryable(maxAttempts = Limits.ATTEMPTS + 1, backoff = @Backoff(delay = Limits.DELAY + 50))",
+					failing(20), "static final class Limits { static final int ATTEMPTS = 3; static final long DELAY = 200; }"),
+			Row.exact("multiplierAtOrBelowZeroIsNoGrowth",
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 100, multiplier = -1))", failing(20)),
+			Row.exact("multiplierExpressionOfZeroIsNoGrowth",
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 100, multiplierExpression = \"#{@quoteSettings.multiplier}\"))",
+					failing(20)),
+			Row.exact("retryCountReadsBecomeTheCurrentAttempt", "@Retryable",
+					"int count = org.springframework.retry.support.RetrySynchronizationManager.getContext().getRetryCount();"
+							+ " if (count < 2) throw new IllegalStateException(\"count \" + count); return \"count \" + count;"),
+			Row.differs("asyncReturnTypesGainRetriesAndAreReported", "@Retryable", null,
+					"public java.util.concurrent.CompletableFuture<String> call() { int n = CALLS.incrementAndGet();"
+							+ " return n < 3 ? java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException(\"busy \" + n))"
+							+ " : java.util.concurrent.CompletableFuture.completedFuture(\"ok \" + n); }"));
+
+	private static Map<String, List<String>> springRetry;
+
+	private static Map<String, List<String>> backoff;
+
+	private static Map<String, String> migrated;
+
+	@BeforeAll
+	static void runEveryRowUnderBothLibraries(@TempDir Path dir) throws Exception {
+		List<Path> classpath = EndToEndTests.testClasspath();
+		List<Path> withoutSpringRetry = classpath.stream()
+			.filter((entry) -> !entry.getFileName().toString().startsWith("spring-retry-"))
+			.toList();
+		Path before = dir.resolve("before");
+		Path after = dir.resolve("after");
+		Files.createDirectories(before.resolve("rows"));
+		Files.createDirectories(after.resolve("rows"));
+		for (Row row : ROWS) {
+			Files.writeString(before.resolve("rows/" + row.className() + ".java"), row.source());
+		}
+		migrated = migrate(before, classpath, after);
+		Files.writeString(before.resolve("rows/RowRunner.java"), SPRING_RETRY_RUNNER);
+		Files.writeString(after.resolve("rows/RowRunner.java"), BACKOFF_RUNNER);
+		springRetry = run(before, classpath, dir.resolve("before-classes"));
+		backoff = run(after, withoutSpringRetry, dir.resolve("after-classes"));
+		System.out.printf("Backoff migration, differential: %d rows of docs/migrating.md's Spring Retry table run "
+				+ "under Spring Retry and, migrated, under Backoff: %d exact, %d noted%n", ROWS.size(),
+				ROWS.stream().filter((row) -> !row.notExact()).count(), ROWS.stream().filter(Row::notExact).count());
+	}
+
+	@Test
+	void exactRowsBehaveAlikeUnderBothLibraries() {
+		for (Row row : ROWS) {
+			if (row.kind() == Kind.EXACT) {
+				assertThat(backoff.get(row.name())).as(row.name()).isEqualTo(springRetry.get(row.name()));
+				assertThat(migrated.get(row.name()).contains("not exact")).as(row.name() + " noted").isEqualTo(row.notExact());
+			}
+		}
+	}
+
+	@Test
+	void randomRowsKeepTheAttemptsTheOutcomeAndTheBoundsOfTheirWaits() {
+		for (Row row : ROWS) {
+			if (row.kind() == Kind.RANDOM) {
+				List<String> before = springRetry.get(row.name());
+				List<String> after = backoff.get(row.name());
+				assertThat(attemptsAndOutcomes(after)).as(row.name()).isEqualTo(attemptsAndOutcomes(before));
+				long[][] beforeBounds = bounds(before);
+				long[][] afterBounds = bounds(after);
+				if (row.notExact()) {
+					assertThat(migrated.get(row.name())).as(row.name()).contains("Backoff migration, not exact");
+					assertThat(afterBounds).as(row.name() + ": the difference the comment names")
+						.isNotEqualTo(beforeBounds);
+				}
+				else {
+					// Both draw from the same interval: to the nearest tenth of it, the same bounds.
+					assertThat(afterBounds).as(row.name()).isDeepEqualTo(beforeBounds);
+				}
+			}
+		}
+	}
+
+	@Test
+	void notedRowsCarryTheCommentAndDifferAsItSays() {
+		for (Row row : ROWS) {
+			if (row.kind() == Kind.DIFFERS) {
+				assertThat(migrated.get(row.name())).as(row.name()).contains("Backoff migration, not exact");
+				assertThat(backoff.get(row.name())).as(row.name()).isNotEqualTo(springRetry.get(row.name()));
+			}
+		}
+		// Spring Retry reads the thrown type first: an IllegalStateException caused by an excluded type is retried.
+		assertThat(springRetry.get("aRetriedFailureCausedByAnExcludedOneIsReported").get(0)).startsWith("3|");
+		assertThat(backoff.get("aRetriedFailureCausedByAnExcludedOneIsReported").get(0)).startsWith("1|");
+		// A failed CompletableFuture: returned as it is by Spring Retry, retried by Backoff.
+		assertThat(springRetry.get("asyncReturnTypesGainRetriesAndAreReported").get(0)).startsWith("1|threw");
+		assertThat(backoff.get("asyncReturnTypesGainRetriesAndAreReported").get(0)).startsWith("3|value ok 3");
+	}
+
+	@Test
+	void everyRowIsATestOfTheDocsOrOneOfItsOwn() {
+		String doc = readDoc();
+		for (Row row : ROWS) {
+			if (!row.name().equals("retryForOnlyRetriesTheNamedTypes")
+					&& !row.name().equals("multiplierExpressionOfZeroIsNoGrowth")) {
+				assertThat(doc).as(row.name()).contains("`" + row.name() + "`");
+			}
+		}
+	}
+
+	private static String readDoc() {
+		try {
+			return Files.readString(Path.of("../docs/migrating.md"));
+		}
+		catch (java.io.IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static List<String> attemptsAndOutcomes(List<String> runs) {
+		return runs.stream().map((run) -> run.substring(0, run.lastIndexOf('|'))).distinct().toList();
+	}
+
+	/** @return per retry, the shortest and longest wait over the runs */
+	private static long[][] bounds(List<String> runs) {
+		List<long[]> bounds = new ArrayList<>();
+		for (String run : runs) {
+			String waits = run.substring(run.lastIndexOf('|') + 2, run.length() - 1);
+			String[] values = waits.isEmpty() ? new String[0] : waits.split(", ");
+			for (int i = 0; i < values.length; i++) {
+				long wait = Long.parseLong(values[i]);
+				if (bounds.size() <= i) {
+					bounds.add(new long[] { wait, wait });
+				}
+				bounds.get(i)[0] = Math.min(bounds.get(i)[0], wait);
+				bounds.get(i)[1] = Math.max(bounds.get(i)[1], wait);
+			}
+		}
+		// To the nearest 250 ms: the top tenth of a 1 s interval rounds to its end, as 0 to 100 ms to its start.
+		return bounds.stream().map((pair) -> new long[] { Math.round(pair[0] / 250.0), Math.round(pair[1] / 250.0) })
+			.toArray(long[][]::new);
+	}
+
+	/** @return each row's migrated source, by row name; the sources written under {@code to} */
+	private static Map<String, String> migrate(Path from, List<Path> classpath, Path to) throws Exception {
+		ExecutionContext ctx = new InMemoryExecutionContext((failure) -> {
+			throw new IllegalStateException(failure);
+		});
+		List<SourceFile> sources = JavaParser.fromJavaVersion()
+			.classpath(classpath)
+			.build()
+			.parse(javaSources(from), from, ctx)
+			.toList();
+		Recipe recipe = Environment.builder()
+			.scanRuntimeClasspath("dev.backoff.rewrite")
+			.build()
+			.activateRecipes("dev.backoff.rewrite.MigrateSpringRetry");
+		Map<Path, String> printed = new LinkedHashMap<>();
+		for (SourceFile source : sources) {
+			printed.put(source.getSourcePath(), source.printAll());
+		}
+		for (Result result : recipe.run(new InMemoryLargeSourceSet(sources), ctx).getChangeset().getAllResults()) {
+			if (result.getAfter() != null) {
+				printed.put(result.getAfter().getSourcePath(), result.getAfter().printAll());
+			}
+		}
+		Map<String, String> byRow = new LinkedHashMap<>();
+		for (Row row : ROWS) {
+			String source = printed.get(Path.of("rows/" + row.className() + ".java"));
+			assertThat(source).as(row.name()).doesNotContain("org.springframework.retry.annotation");
+			Files.writeString(to.resolve("rows/" + row.className() + ".java"), source);
+			byRow.put(row.name(), source);
+		}
+		return byRow;
+	}
+
+	/** Compiles the rows and the runner, and runs every row (a random one many times) in a loader of its own. */
+	private static Map<String, List<String>> run(Path sources, List<Path> classpath, Path out) throws Exception {
+		Files.createDirectories(out);
+		JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+		try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
+			List<String> options = List.of("-d", out.toString(), "-parameters", "-classpath",
+					String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()), "-proc:none");
+			boolean compiled = javac
+				.getTask(null, files, diagnostics, options, null, files.getJavaFileObjectsFromPaths(javaSources(sources)))
+				.call();
+			assertThat(compiled).as("compiled: %s", diagnostics.getDiagnostics()).isTrue();
+		}
+		List<URL> urls = new ArrayList<>();
+		urls.add(out.toUri().toURL());
+		for (Path entry : classpath) {
+			urls.add(entry.toUri().toURL());
+		}
+		Map<String, List<String>> results = new LinkedHashMap<>();
+		Thread thread = Thread.currentThread();
+		ClassLoader previous = thread.getContextClassLoader();
+		try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+			thread.setContextClassLoader(loader);
+			@SuppressWarnings("unchecked")
+			Function<String, String> runner = (Function<String, String>) loader.loadClass("rows.RowRunner")
+				.getConstructor()
+				.newInstance();
+			for (Row row : ROWS) {
+				int calls = (row.kind() == Kind.RANDOM) ? RANDOM_CALLS : 1;
+				results.put(row.name(), List.of(runner.apply("rows." + row.className() + " " + calls).split("\n")));
+			}
+		}
+		finally {
+			thread.setContextClassLoader(previous);
+		}
+		return results;
+	}
+
+	private static List<Path> javaSources(Path dir) throws java.io.IOException {
+		try (Stream<Path> files = Files.walk(dir)) {
+			return files.filter((file) -> file.toString().endsWith(".java")).sorted().toList();
+		}
+	}
+
+	/** A method that fails with an {@code IllegalStateException} until its call number {@code succeedsAt}. */
+	private static String failing(int succeedsAt) {
+		return "if (n < " + succeedsAt + ") throw new IllegalStateException(\"busy \" + n); return \"ok \" + n;";
+	}
+
+	enum Kind {
+
+		/** Same attempts, outcome and waits. */
+		EXACT,
+
+		/** Same attempts and outcome; waits drawn at random, compared by their bounds. */
+		RANDOM,
+
+		/** Noted by the recipe: the runs differ as the note says. */
+		DIFFERS
+
+	}
+
+	record Row(String name, Kind kind, String annotations, @org.jspecify.annotations.Nullable String script,
+			String members, boolean notExact) {
+
+		static Row exact(String name, String annotations, String script) {
+			return new Row(name, Kind.EXACT, annotations, script, "", false);
+		}
+
+		static Row exact(String name, String annotations, String script, String members) {
+			return new Row(name, Kind.EXACT, annotations, script, members, false);
+		}
+
+		static Row random(String name, String annotations, String script, boolean notExact) {
+			return new Row(name, Kind.RANDOM, annotations, script, "", notExact);
+		}
+
+		static Row differs(String name, String annotations, String script) {
+			return new Row(name, Kind.DIFFERS, annotations, script, "", true);
+		}
+
+		static Row differs(String name, String annotations, @org.jspecify.annotations.Nullable String script,
+				String members) {
+			return new Row(name, Kind.DIFFERS, annotations, script, members, true);
+		}
+
+		/** The same behaviour, with a note the recipe writes though the compared runs agree. */
+		Row noted() {
+			return new Row(this.name, this.kind, this.annotations, this.script, this.members, true);
+		}
+
+		String className() {
+			return Character.toUpperCase(this.name.charAt(0)) + this.name.substring(1);
+		}
+
+		String source() {
+			String call = (this.script != null) ? "public String call() throws Exception { int n = CALLS.incrementAndGet(); "
+					+ this.script + " }" : "";
+			String imports = "import org.springframework.retry.annotation.Retryable;\n"
+					+ (this.annotations.contains("@Backoff(") ? "import org.springframework.retry.annotation.Backoff;\n" : "")
+					+ (this.members.contains("@Recover") ? "import org.springframework.retry.annotation.Recover;\n" : "");
+			return """
+					package rows;
+
+					import java.util.concurrent.atomic.AtomicInteger;
+
+					%s
+					public class %s {
+
+						public static final AtomicInteger CALLS = new AtomicInteger();
+
+						%s
+						%s
+
+						%s
+
+					}
+					""".formatted(imports, className(), this.annotations, call.isEmpty() ? this.members : call,
+					call.isEmpty() ? "" : this.members);
+		}
+
+	}
+
+}
