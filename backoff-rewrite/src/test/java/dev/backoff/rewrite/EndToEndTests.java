@@ -1,8 +1,6 @@
 package dev.backoff.rewrite;
 
-import java.io.File;
 import java.io.IOException;
-import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,23 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.openrewrite.ExecutionContext;
-import org.openrewrite.InMemoryExecutionContext;
-import org.openrewrite.Recipe;
 import org.openrewrite.Result;
 import org.openrewrite.SourceFile;
-import org.openrewrite.config.Environment;
-import org.openrewrite.internal.InMemoryLargeSourceSet;
-import org.openrewrite.java.JavaParser;
-import org.openrewrite.tree.ParseError;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -80,10 +66,8 @@ class EndToEndTests {
 	@Test
 	void theApplicationsTestsPassAgainstSpringRetryAndAgainstBackoffAfterTheMigration() throws Exception {
 		Path app = copy(Path.of("src/test/resources/e2e"), this.dir.resolve("app"));
-		List<Path> classpath = testClasspath();
-		List<Path> withoutSpringRetry = classpath.stream()
-			.filter((entry) -> !entry.getFileName().toString().startsWith("spring-retry-"))
-			.toList();
+		List<Path> classpath = InProcess.testClasspath();
+		List<Path> withoutSpringRetry = InProcess.withoutSpringRetry(classpath);
 		assertThat(withoutSpringRetry).hasSize(classpath.size() - 1);
 
 		Map<String, String> before = compileAndTest(app, classpath, this.dir.resolve("before"));
@@ -102,21 +86,8 @@ class EndToEndTests {
 
 	/** @return the sources the recipe changed, relative to the application */
 	private static List<Path> migrate(Path app, List<Path> classpath) throws IOException {
-		ExecutionContext ctx = new InMemoryExecutionContext((failure) -> {
-			throw new IllegalStateException(failure);
-		});
-		List<SourceFile> sources = JavaParser.fromJavaVersion()
-			.classpath(classpath)
-			.build()
-			.parse(javaSources(app), app, ctx)
-			.toList();
-		assertThat(sources).hasSize(10).noneMatch(ParseError.class::isInstance);
-		Recipe recipe = Environment.builder()
-			.scanRuntimeClasspath("dev.backoff.rewrite")
-			.build()
-			.activateRecipes("dev.backoff.rewrite.MigrateSpringRetry");
 		List<Path> changed = new ArrayList<>();
-		for (Result result : recipe.run(new InMemoryLargeSourceSet(sources), ctx).getChangeset().getAllResults()) {
+		for (Result result : InProcess.migrate(app, classpath)) {
 			SourceFile after = result.getAfter();
 			assertThat(after).isNotNull();
 			Files.writeString(app.resolve(after.getSourcePath()), after.printAll());
@@ -129,26 +100,13 @@ class EndToEndTests {
 	private static Map<String, String> compileAndTest(Path app, List<Path> classpath, Path out) throws Exception {
 		Files.createDirectories(out);
 		Path launcher = Files.writeString(out.resolve("AppTestLauncher.java"), LAUNCHER);
-		List<Path> sources = new ArrayList<>(javaSources(app));
+		List<Path> sources = new ArrayList<>(InProcess.javaSources(app));
 		sources.add(launcher);
-		JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-		try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
-			List<String> options = List.of("-d", out.toString(), "-classpath",
-					String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()), "-proc:none");
-			boolean compiled = javac.getTask(null, files, diagnostics, options, null, files.getJavaFileObjectsFromPaths(sources))
-				.call();
-			assertThat(compiled).as("compiled: %s", diagnostics.getDiagnostics()).isTrue();
-		}
-		List<URL> urls = new ArrayList<>();
-		urls.add(out.toUri().toURL());
-		for (Path entry : classpath) {
-			urls.add(entry.toUri().toURL());
-		}
+		InProcess.compile(sources, classpath, out);
 		// The platform loader as parent: the application sees only the class path given, not this test's.
 		Thread thread = Thread.currentThread();
 		ClassLoader previous = thread.getContextClassLoader();
-		try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+		try (URLClassLoader loader = InProcess.loader(out, classpath)) {
 			thread.setContextClassLoader(loader);
 			@SuppressWarnings("unchecked")
 			Function<List<String>, Map<String, String>> tests = (Function<List<String>, Map<String, String>>) loader
@@ -157,32 +115,6 @@ class EndToEndTests {
 		}
 		finally {
 			thread.setContextClassLoader(previous);
-		}
-	}
-
-	/** @return this module's test class path but its own classes, the recipes and their tests */
-	static List<Path> testClasspath() {
-		Path recipes = location(MigrateSpringRetryCode.class);
-		Path tests = location(EndToEndTests.class);
-		return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
-			.map(Path::of)
-			.map(Path::toAbsolutePath)
-			.filter((entry) -> !entry.equals(recipes) && !entry.equals(tests))
-			.toList();
-	}
-
-	private static Path location(Class<?> type) {
-		try {
-			return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	private static List<Path> javaSources(Path app) throws IOException {
-		try (Stream<Path> files = Files.walk(app)) {
-			return files.filter((file) -> file.toString().endsWith(".java")).sorted().toList();
 		}
 	}
 

@@ -1,7 +1,5 @@
 package dev.backoff.rewrite;
 
-import java.io.File;
-import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,24 +8,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.stream.Stream;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.openrewrite.ExecutionContext;
-import org.openrewrite.InMemoryExecutionContext;
-import org.openrewrite.Recipe;
 import org.openrewrite.Result;
-import org.openrewrite.SourceFile;
-import org.openrewrite.config.Environment;
-import org.openrewrite.internal.InMemoryLargeSourceSet;
-import org.openrewrite.java.JavaParser;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -215,10 +200,8 @@ class SpringRetryDifferentialTests {
 
 	@BeforeAll
 	static void runEveryRowUnderBothLibraries(@TempDir Path dir) throws Exception {
-		List<Path> classpath = EndToEndTests.testClasspath();
-		List<Path> withoutSpringRetry = classpath.stream()
-			.filter((entry) -> !entry.getFileName().toString().startsWith("spring-retry-"))
-			.toList();
+		List<Path> classpath = InProcess.testClasspath();
+		List<Path> withoutSpringRetry = InProcess.withoutSpringRetry(classpath);
 		Path before = dir.resolve("before");
 		Path after = dir.resolve("after");
 		Files.createDirectories(before.resolve("rows"));
@@ -330,23 +313,8 @@ class SpringRetryDifferentialTests {
 
 	/** @return each row's migrated source, by row name; the sources written under {@code to} */
 	private static Map<String, String> migrate(Path from, List<Path> classpath, Path to) throws Exception {
-		ExecutionContext ctx = new InMemoryExecutionContext((failure) -> {
-			throw new IllegalStateException(failure);
-		});
-		List<SourceFile> sources = JavaParser.fromJavaVersion()
-			.classpath(classpath)
-			.build()
-			.parse(javaSources(from), from, ctx)
-			.toList();
-		Recipe recipe = Environment.builder()
-			.scanRuntimeClasspath("dev.backoff.rewrite")
-			.build()
-			.activateRecipes("dev.backoff.rewrite.MigrateSpringRetry");
 		Map<Path, String> printed = new LinkedHashMap<>();
-		for (SourceFile source : sources) {
-			printed.put(source.getSourcePath(), source.printAll());
-		}
-		for (Result result : recipe.run(new InMemoryLargeSourceSet(sources), ctx).getChangeset().getAllResults()) {
+		for (Result result : InProcess.migrate(from, classpath)) {
 			if (result.getAfter() != null) {
 				printed.put(result.getAfter().getSourcePath(), result.getAfter().printAll());
 			}
@@ -363,26 +331,11 @@ class SpringRetryDifferentialTests {
 
 	/** Compiles the rows and the runner, and runs every row (a random one many times) in a loader of its own. */
 	private static Map<String, List<String>> run(Path sources, List<Path> classpath, Path out) throws Exception {
-		Files.createDirectories(out);
-		JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-		try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
-			List<String> options = List.of("-d", out.toString(), "-parameters", "-classpath",
-					String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()), "-proc:none");
-			boolean compiled = javac
-				.getTask(null, files, diagnostics, options, null, files.getJavaFileObjectsFromPaths(javaSources(sources)))
-				.call();
-			assertThat(compiled).as("compiled: %s", diagnostics.getDiagnostics()).isTrue();
-		}
-		List<URL> urls = new ArrayList<>();
-		urls.add(out.toUri().toURL());
-		for (Path entry : classpath) {
-			urls.add(entry.toUri().toURL());
-		}
+		InProcess.compile(InProcess.javaSources(sources), classpath, out);
 		Map<String, List<String>> results = new LinkedHashMap<>();
 		Thread thread = Thread.currentThread();
 		ClassLoader previous = thread.getContextClassLoader();
-		try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+		try (URLClassLoader loader = InProcess.loader(out, classpath)) {
 			thread.setContextClassLoader(loader);
 			@SuppressWarnings("unchecked")
 			Function<String, String> runner = (Function<String, String>) loader.loadClass("rows.RowRunner")
@@ -397,12 +350,6 @@ class SpringRetryDifferentialTests {
 			thread.setContextClassLoader(previous);
 		}
 		return results;
-	}
-
-	private static List<Path> javaSources(Path dir) throws java.io.IOException {
-		try (Stream<Path> files = Files.walk(dir)) {
-			return files.filter((file) -> file.toString().endsWith(".java")).sorted().toList();
-		}
 	}
 
 	/** A method that fails with an {@code IllegalStateException} until its call number {@code succeedsAt}. */

@@ -141,7 +141,8 @@ final class LoopbackServer implements AutoCloseable {
 		}
 	}
 
-	private static String line(InputStream in) throws IOException {
+	/** @return one line of a request head, its CR LF left out */
+	static String line(InputStream in) throws IOException {
 		StringBuilder line = new StringBuilder();
 		for (int c = in.read(); c != '\n'; c = in.read()) {
 			if (c < 0) {

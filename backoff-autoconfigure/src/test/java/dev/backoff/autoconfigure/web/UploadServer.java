@@ -86,8 +86,8 @@ final class UploadServer implements AutoCloseable {
 		Map<String, String> headers = new LinkedHashMap<>();
 		ByteArrayOutputStream body = new ByteArrayOutputStream();
 		try {
-			String requestLine = line(in);
-			for (String header = line(in); !header.isEmpty(); header = line(in)) {
+			String requestLine = LoopbackServer.line(in);
+			for (String header = LoopbackServer.line(in); !header.isEmpty(); header = LoopbackServer.line(in)) {
 				int colon = header.indexOf(':');
 				headers.put(header.substring(0, colon).trim().toLowerCase(Locale.ROOT),
 						header.substring(colon + 1).trim());
@@ -121,16 +121,16 @@ final class UploadServer implements AutoCloseable {
 	private static void readBody(InputStream in, Map<String, String> headers, ByteArrayOutputStream body)
 			throws IOException {
 		if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
-			for (int size = chunkSize(line(in)); size > 0; size = chunkSize(line(in))) {
+			for (int size = chunkSize(LoopbackServer.line(in)); size > 0; size = chunkSize(LoopbackServer.line(in))) {
 				copy(in, size, body);
-				if (!line(in).isEmpty()) {
+				if (!LoopbackServer.line(in).isEmpty()) {
 					throw new IOException("a chunk of " + size + " bytes was not followed by CRLF");
 				}
 			}
 			// After the terminating chunk: trailers, if any, up to the empty line.
 			String trailer;
 			do {
-				trailer = line(in);
+				trailer = LoopbackServer.line(in);
 			}
 			while (!trailer.isEmpty());
 		}
@@ -155,19 +155,6 @@ final class UploadServer implements AutoCloseable {
 			body.write(buffer, 0, read);
 			left -= read;
 		}
-	}
-
-	private static String line(InputStream in) throws IOException {
-		StringBuilder line = new StringBuilder();
-		for (int c = in.read(); c != '\n'; c = in.read()) {
-			if (c < 0) {
-				throw new IOException("the connection ended mid-line");
-			}
-			if (c != '\r') {
-				line.append((char) c);
-			}
-		}
-		return line.toString();
 	}
 
 	@Override
