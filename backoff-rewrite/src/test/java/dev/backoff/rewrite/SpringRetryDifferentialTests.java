@@ -71,6 +71,14 @@ class SpringRetryDifferentialTests {
 						return 0.0;
 					}
 
+					public int getAttempts() {
+						return 4;
+					}
+
+					public long getDelay() {
+						return 300;
+					}
+
 				}
 
 				/** @param row the row's class, a space and how many calls to make in its context */
@@ -127,6 +135,14 @@ class SpringRetryDifferentialTests {
 	private static final List<Row> ROWS = List.of(
 			Row.exact("defaultsAreOneSecondFixed", "@Retryable", failing(2)),
 			Row.exact("maxAttempts", "@Retryable(maxAttempts = 5)", failing(9)),
+			Row.exact("maxAttemptsExpressionPlaceholder", "@Retryable(maxAttemptsExpression = \"${quotes.attempts:5}\")",
+					failing(9)),
+			Row.exact("beanExpressionsAreCarried",
+					"@Retryable(maxAttemptsExpression = \"#{@quoteSettings.attempts}\", backoff = @Backoff(delayExpression = \"#{@quoteSettings.delay}\"))",
+					failing(9)),
+			Row.exact("delayExpressionPlaceholder", "@Retryable(backoff = @Backoff(delayExpression = \"${quotes.delay:500}\"))",
+					failing(9)),
+			Row.exact("labelIsDropped", "@Retryable(label = \"quotes\")", failing(2)).noted(),
 			Row.exact("fixedDelay", "@Retryable(backoff = @Backoff(delay = 250))", failing(9)),
 			Row.exact("fixedDelayAsValue", "@Retryable(backoff = @Backoff(2000))", failing(3)),
 			Row.exact("zeroDelayIsOneMillisecond", "@Retryable(backoff = @Backoff(delay = 0, multiplier = 0))", failing(9)),
