@@ -102,27 +102,36 @@ final class Differential {
 						Class<?> type = Class.forName(spec[0]);
 						context.register(Config.class, type);
 						context.refresh();
-						Object bean = context.getBean(type);
+						// A row whose bean implements an interface is proxied by it: looked up and called through it.
+						Class<?> api = (type.getInterfaces().length > 0) ? type.getInterfaces()[0] : type;
+						Object bean = context.getBean(api);
 						StringBuilder runs = new StringBuilder();
 						for (int i = 0; i < Integer.parseInt(spec[1]); i++) {
-							runs.append(call(type, bean)).append('\\n');
+							runs.append(call(type, api, bean)).append('\\n');
 						}
 						return runs.toString();
+					}
+					catch (org.springframework.beans.BeansException ex) {
+						Throwable root = ex.getMostSpecificCause();
+						return "failed to start: " + root.getClass().getName() + ": " + root.getMessage() + "\\n";
 					}
 					catch (Exception ex) {
 						throw new IllegalStateException(ex);
 					}
 				}
 
-				private static String call(Class<?> type, Object bean) throws Exception {
+				private static String call(Class<?> type, Class<?> api, Object bean) throws Exception {
 					WAITS.clear();
 					THROWN.clear();
 					((AtomicInteger) type.getField("CALLS").get(null)).set(0);
 					String outcome;
 					try {
-						Object value = type.getMethod("call").invoke(bean);
+						Object value = api.getMethod("call").invoke(bean);
 						if (value instanceof CompletionStage<?> stage) {
 							value = stage.toCompletableFuture().join();
+						}
+						if (value instanceof reactor.core.publisher.Mono<?> mono) {
+							value = mono.block();
 						}
 						outcome = "value " + value;
 					}
@@ -131,6 +140,9 @@ final class Differential {
 					}
 					catch (java.util.concurrent.CompletionException ex) {
 						outcome = threw(ex.getCause());
+					}
+					catch (RuntimeException ex) {
+						outcome = threw(ex);
 					}
 					return type.getField("CALLS").get(null) + "|" + outcome + "|" + WAITS;
 				}

@@ -1,0 +1,359 @@
+package dev.backoff.rewrite;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import dev.backoff.rewrite.Differential.Kind;
+import dev.backoff.rewrite.Differential.Row;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static dev.backoff.rewrite.Differential.failing;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The rows of docs/migrating.md's Spring Retry table that {@link SpringRetryDifferentialTests}
+ * does not run, compared the same way (with {@link Differential}, which also compares which
+ * attempt's exception instance reaches the caller): the expression rows, the recovery rows
+ * across types (interface, superclass, supertype), the type-level annotation, {@code Mono}, and
+ * the rows the recipe leaves whole. A row left whole runs, after the recipe, with Spring Retry
+ * still on the class path and both {@code @EnableRetry} and {@code @EnableBackoff}, as the
+ * recipe leaves such a project: it must keep its behaviour and carry the recipe's comment.
+ * Spring Retry's waits are recorded by a {@code Sleeper} bean, which {@code @EnableRetry}'s
+ * interceptor takes from the context for every back-off policy it builds.
+ */
+class SpringRetryMoreRowsDifferentialTests {
+
+	private static final String SPRING_RETRY_RUNNER = Differential.RUNNER.formatted(
+			"@org.springframework.retry.annotation.EnableRetry",
+			"@Bean public org.springframework.retry.backoff.Sleeper sleeper() { return WAITS::add; }", "");
+
+	/** What the recipe leaves of a project with code left on Spring Retry: both libraries switched on. */
+	private static final String BOTH_RUNNER = Differential.RUNNER.formatted(
+			"@org.springframework.retry.annotation.EnableRetry @dev.backoff.spring.EnableBackoff",
+			"@Bean public org.springframework.retry.backoff.Sleeper springRetrySleeper() { return WAITS::add; }\n"
+					+ "@Bean public dev.backoff.Sleeper backoffSleeper() { return (delay) -> WAITS.add(delay.toMillis()); }",
+			"");
+
+	private static final String RECOVER = "@Recover public String cached(IllegalStateException failure) { return \"cached after \" + failure.getMessage(); }";
+
+	/** Rows that migrate: run after the recipe without Spring Retry. */
+	private static final List<Row> MIGRATED = List.of(
+			row("maxAttemptsExpressionPlaceholder", Kind.EXACT, false,
+					"@Retryable(maxAttemptsExpression = \"${quotes.attempts:5}\", backoff = @Backoff(delay = 10))", failing(9), ""),
+			row("beanExpressionsAreCarried", Kind.EXACT, false,
+					"@Retryable(maxAttemptsExpression = \"#{@quoteSettings.retries}\", backoff = @Backoff(delayExpression = \"#{300}\"))",
+					failing(9), ""),
+			row("delayExpressionPlaceholder", Kind.EXACT, false,
+					"@Retryable(backoff = @Backoff(delayExpression = \"${quotes.delay:250}\"))", failing(9), ""),
+			row("labelIsDropped", Kind.EXACT, true, "@Retryable(label = \"quotes\", backoff = @Backoff(delay = 10))",
+					failing(9), ""),
+			row("exhaustedRetriesGiveTheLastFailure", Kind.EXACT, false, "@Retryable(backoff = @Backoff(delay = 10))",
+					"throw RowRunner.thrown(new java.io.UncheckedIOException(\"down \" + n, new java.io.IOException(\"io\")));", ""),
+			row("recoverGetsTheLastFailure", Kind.EXACT, false, "@Retryable(backoff = @Backoff(delay = 10))", failing(9),
+					RECOVER),
+			row("noRetryForAloneMatchesCauses", Kind.EXACT, false,
+					"@Retryable(noRetryFor = IllegalArgumentException.class, backoff = @Backoff(delay = 10))",
+					"if (n < 2) throw RowRunner.thrown(new IllegalStateException(\"busy \" + n));"
+							+ " throw RowRunner.thrown(new IllegalStateException(\"wrapped \" + n, new IllegalArgumentException(\"bad\")));",
+					""),
+			row("errorsAreRetriedBySpringRetryOnly", Kind.DIFFERS, false,
+					"@Retryable(noRetryFor = IllegalArgumentException.class, backoff = @Backoff(delay = 10))",
+					"if (n < 9) throw RowRunner.thrown(new AssertionError(\"broken \" + n)); return \"ok \" + n;", ""),
+			row("recoverReturningASupertypeIsReported", Kind.DIFFERS, true, "@Retryable(backoff = @Backoff(delay = 10))",
+					failing(9),
+					"@Recover public Object cached(IllegalStateException failure) { return \"cached after \" + failure.getMessage(); }"),
+			new Row("typeLevelRetryable", Kind.EXACT, false, Map.of("TypeLevelRetryable", """
+					package rows;
+
+					import java.util.concurrent.atomic.AtomicInteger;
+					import org.springframework.retry.annotation.Backoff;
+					import org.springframework.retry.annotation.Retryable;
+
+					@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 10))
+					public class TypeLevelRetryable {
+
+						public static final AtomicInteger CALLS = new AtomicInteger();
+
+						public String call() throws Exception { int n = CALLS.incrementAndGet(); %s }
+
+					}
+					""".formatted(failing(9)))),
+			files("interfaceDeclarationsAreMigratedWhereTheyStand", Kind.EXACT, """
+					package rows;
+
+					import java.util.concurrent.atomic.AtomicInteger;
+
+					public class InterfaceDeclarationsAreMigratedWhereTheyStand implements QuoteApi {
+
+						public static final AtomicInteger CALLS = new AtomicInteger();
+
+						@Override
+						public String call() throws Exception { int n = CALLS.incrementAndGet(); %s }
+
+						@Override
+						public String cached(IllegalStateException failure) { return "cached after " + failure.getMessage(); }
+
+					}
+					""".formatted(failing(9)), "QuoteApi", """
+					package rows;
+
+					import org.springframework.retry.annotation.Backoff;
+					import org.springframework.retry.annotation.Recover;
+					import org.springframework.retry.annotation.Retryable;
+
+					public interface QuoteApi {
+
+						@Retryable(maxAttempts = 2, backoff = @Backoff(delay = 10))
+						String call() throws Exception;
+
+						@Recover
+						String cached(IllegalStateException failure);
+
+					}
+					"""),
+			row("monoReturnTypesGainRetriesAndAreReported", Kind.DIFFERS, true, "@Retryable(backoff = @Backoff(delay = 10))",
+					null,
+					"public reactor.core.publisher.Mono<String> call() { return reactor.core.publisher.Mono.fromCallable(() -> {"
+							+ " int n = CALLS.incrementAndGet(); " + failing(3) + " }); }"));
+
+	/**
+	 * Rows that differ where the docs say they are exact, found by this comparison; run with
+	 * {@link #MIGRATED}, checked by their own (disabled until the recipe is fixed) tests.
+	 */
+	private static final List<Row> DEFECTS = List.of(
+			row("beanExpressionsWithAMultiplierAreNoted", Kind.EXACT, true,
+					"@Retryable(maxAttempts = 6, backoff = @Backoff(delayExpression = \"#{100}\", multiplierExpression = \"#{2}\", maxDelayExpression = \"#{1000}\"))",
+					failing(9), ""),
+			row("multiplierPlaceholderOfAnInteger", Kind.EXACT, true,
+					"@Retryable(maxAttempts = 6, backoff = @Backoff(delay = 100, multiplierExpression = \"${quotes.multiplier:2}\", maxDelay = 1000))",
+					failing(9), ""),
+			files("recoverInheritedFromASuperclassBecomesTheFallback", Kind.EXACT, """
+					package rows;
+
+					import java.util.concurrent.atomic.AtomicInteger;
+					import org.springframework.retry.annotation.Backoff;
+					import org.springframework.retry.annotation.Retryable;
+
+					public class RecoverInheritedFromASuperclassBecomesTheFallback extends BaseQuotes {
+
+						public static final AtomicInteger CALLS = new AtomicInteger();
+
+						@Retryable(backoff = @Backoff(delay = 10))
+						public String call() throws Exception { int n = CALLS.incrementAndGet(); %s }
+
+					}
+					""".formatted(failing(9)), "BaseQuotes", """
+					package rows;
+
+					import org.springframework.retry.annotation.Recover;
+
+					public class BaseQuotes {
+
+						@Recover
+						public String cached(IllegalStateException failure) { return "cached after " + failure.getMessage(); }
+
+					}
+					"""));
+
+	/** Rows the recipe leaves on Spring Retry: run after the recipe with both libraries. */
+	private static final List<Row> LEFT_WHOLE = List.of(
+			row("expressionsEvaluatedPerRetryAreLeftWhole", Kind.EXACT, false,
+					"@Retryable(maxAttemptsExpression = \"2 + 2\", backoff = @Backoff(delay = 10))", failing(9), ""),
+			row("aDelayKnownOnlyAtStartUpBesideAMaxDelayWithoutAMultiplierIsLeftWhole", Kind.EXACT, false,
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delayExpression = \"${quotes.delay:100}\", maxDelay = 100))",
+					failing(9), ""),
+			row("recoverMethodsOfDifferentNamesAreLeft", Kind.EXACT, false, "@Retryable(backoff = @Backoff(delay = 10))",
+					"if (n < 3) throw RowRunner.thrown(new IllegalStateException(\"busy \" + n)); throw RowRunner.thrown(new IllegalArgumentException(\"bad\"));",
+					"@Recover public String state(IllegalStateException failure) { return \"state \" + failure.getMessage(); }\n"
+							+ "@Recover public String runtime(RuntimeException failure) { return \"runtime \" + failure.getMessage(); }"),
+			row("circuitBreakerIsLeft", Kind.EXACT, false, "@CircuitBreaker(maxAttempts = 2)", failing(9), ""),
+			files("composedAnnotationIsLeftWhole", Kind.EXACT, """
+					package rows;
+
+					import java.util.concurrent.atomic.AtomicInteger;
+
+					public class ComposedAnnotationIsLeftWhole {
+
+						public static final AtomicInteger CALLS = new AtomicInteger();
+
+						@RemoteRetry(attempts = 4)
+						public String call() throws Exception { int n = CALLS.incrementAndGet(); %s }
+
+					}
+					""".formatted(failing(9)), "RemoteRetry", """
+					package rows;
+
+					import java.lang.annotation.Retention;
+					import java.lang.annotation.RetentionPolicy;
+
+					import org.springframework.core.annotation.AliasFor;
+					import org.springframework.retry.annotation.Backoff;
+					import org.springframework.retry.annotation.Retryable;
+
+					@Retention(RetentionPolicy.RUNTIME)
+					@Retryable(backoff = @Backoff(delay = 10))
+					public @interface RemoteRetry {
+
+						@AliasFor(annotation = Retryable.class, attribute = "maxAttempts")
+						int attempts() default 3;
+
+					}
+					"""));
+
+	private static Map<String, List<String>> springRetry;
+
+	private static Map<String, List<String>> backoff;
+
+	private static Map<String, String> migrated;
+
+	private static Row row(String name, Kind kind, boolean noted, String annotations,
+			@org.jspecify.annotations.Nullable String script, String members) {
+		String used = annotations + members;
+		StringBuilder imports = new StringBuilder();
+		for (String type : List.of("Retryable", "Backoff", "Recover", "CircuitBreaker")) {
+			if (used.contains("@" + type)) {
+				imports.append("import org.springframework.retry.annotation.").append(type).append(";\n");
+			}
+		}
+		return Row.of(name, kind, noted, imports.toString(), annotations, script, members);
+	}
+
+	private static Row files(String name, Kind kind, String bean, String otherName, String other) {
+		Map<String, String> files = new LinkedHashMap<>();
+		files.put(Row.className(name), bean);
+		files.put(otherName, other);
+		return new Row(name, kind, false, files);
+	}
+
+	@BeforeAll
+	static void runEveryRowUnderBothLibraries(@TempDir Path dir) throws Exception {
+		List<Path> classpath = EndToEndTests.testClasspath();
+		List<Path> withoutSpringRetry = classpath.stream()
+			.filter((entry) -> !entry.getFileName().toString().startsWith("spring-retry-"))
+			.toList();
+		List<Row> migrating = Stream.concat(MIGRATED.stream(), DEFECTS.stream()).toList();
+		List<Row> all = Stream.concat(migrating.stream(), LEFT_WHOLE.stream()).toList();
+		Path before = dir.resolve("before");
+		Path after = dir.resolve("after");
+		Path afterWhole = dir.resolve("after-whole");
+		Differential.write(all, before);
+		Differential.write(List.of(), after);
+		migrated = Differential.migrate("dev.backoff.rewrite.MigrateSpringRetry", all, before, classpath, after);
+		Differential.write(List.of(), afterWhole);
+		for (Row row : LEFT_WHOLE) {
+			for (String file : row.files().keySet()) {
+				Files.move(after.resolve("rows/" + file + ".java"), afterWhole.resolve("rows/" + file + ".java"));
+			}
+		}
+		Files.writeString(before.resolve("rows/RowRunner.java"), SPRING_RETRY_RUNNER);
+		Files.writeString(after.resolve("rows/RowRunner.java"), Differential.BACKOFF_RUNNER);
+		Files.writeString(afterWhole.resolve("rows/RowRunner.java"), BOTH_RUNNER);
+		springRetry = Differential.run(all, before, classpath, dir.resolve("before-classes"), 1);
+		backoff = new LinkedHashMap<>(
+				Differential.run(migrating, after, withoutSpringRetry, dir.resolve("after-classes"), 1));
+		backoff.putAll(Differential.run(LEFT_WHOLE, afterWhole, classpath, dir.resolve("after-whole-classes"), 1));
+		List<Row> compared = Stream.concat(MIGRATED.stream(), LEFT_WHOLE.stream()).toList();
+		long equal = compared.stream().filter((row) -> row.kind() == Kind.EXACT).count();
+		System.out.printf("Backoff migration, differential: %d more rows of docs/migrating.md's Spring Retry table run "
+				+ "under Spring Retry and, after the recipe, under Backoff (%d left whole by the recipe): %d equal (%d of "
+				+ "them with the recipe's note), %d differ (%d noted, %d the documented Error difference); %d defect "
+				+ "rows differ unnoted%n", compared.size(), LEFT_WHOLE.size(), equal,
+				compared.stream().filter((row) -> row.kind() == Kind.EXACT && row.noted()).count(), compared.size() - equal,
+				compared.stream().filter((row) -> row.kind() != Kind.EXACT && row.noted()).count(),
+				compared.stream().filter((row) -> row.kind() != Kind.EXACT && !row.noted()).count(), DEFECTS.size());
+		all.forEach((row) -> System.out.printf("  %s: %s | %s%n", row.name(), springRetry.get(row.name()).get(0),
+				backoff.get(row.name()).get(0)));
+	}
+
+	@Test
+	void migratedRowsLeaveNoSpringRetryAnnotation() {
+		for (Row row : Stream.concat(MIGRATED.stream(), DEFECTS.stream()).toList()) {
+			assertThat(migrated.get(row.name())).as(row.name())
+				.doesNotContain("org.springframework.retry.annotation")
+				.contains("@Backoff(");
+		}
+	}
+
+	@Test
+	void rowsLeftWholeCarryTheCommentAndKeepSpringRetry() {
+		for (Row row : LEFT_WHOLE) {
+			assertThat(migrated.get(row.name())).as(row.name())
+				.contains("// Backoff migration: left on")
+				.contains("org.springframework.retry.annotation");
+		}
+	}
+
+	@Test
+	void exactRowsBehaveAlikeUnderBothLibraries() {
+		for (Row row : Stream.concat(MIGRATED.stream(), LEFT_WHOLE.stream()).toList()) {
+			if (row.kind() == Kind.EXACT) {
+				assertThat(backoff.get(row.name())).as(row.name()).isEqualTo(springRetry.get(row.name()));
+				assertThat(migrated.get(row.name()).contains("Backoff migration, not exact")).as(row.name() + " noted")
+					.isEqualTo(row.noted());
+			}
+		}
+	}
+
+	@Test
+	void notedRowsCarryTheCommentAndDifferAsItSays() {
+		for (Row row : MIGRATED) {
+			if (row.kind() == Kind.DIFFERS && row.noted()) {
+				assertThat(migrated.get(row.name())).as(row.name()).contains("Backoff migration, not exact");
+			}
+		}
+		// A failed Mono: returned as it is by Spring Retry, retried by Backoff.
+		assertThat(springRetry.get("monoReturnTypesGainRetriesAndAreReported")).containsExactly("1|threw java.lang.IllegalStateException: busy 1 #1|[]");
+		assertThat(backoff.get("monoReturnTypesGainRetriesAndAreReported").get(0)).startsWith("3|value ok 3|");
+		// A fallback returning Object: Spring Retry calls it, Backoff refuses it at start-up.
+		assertThat(springRetry.get("recoverReturningASupertypeIsReported")).containsExactly("3|value cached after busy 3|[10, 10]");
+		assertThat(backoff.get("recoverReturningASupertypeIsReported").get(0)).startsWith("failed to start");
+	}
+
+	@Test
+	void anErrorIsRetriedBySpringRetryAndNotByBackoffAsTheDocsSay() {
+		assertThat(springRetry.get("errorsAreRetriedBySpringRetryOnly")).containsExactly("3|threw java.lang.AssertionError: broken 3 #3|[10, 10]");
+		assertThat(backoff.get("errorsAreRetriedBySpringRetryOnly")).containsExactly("1|threw java.lang.AssertionError: broken 1 #1|[]");
+	}
+
+	@Test
+	@Disabled("the recipe writes #{T(java.lang.Math).max(1.0, 2)}, which SpEL finds ambiguous for an integer: to fix in SpringRetryMapping#atLeastOne")
+	void aMultiplierExpressionOfAnIntegerStartsAndGrowsAsUnderSpringRetry() {
+		for (String name : List.of("beanExpressionsWithAMultiplierAreNoted", "multiplierPlaceholderOfAnInteger")) {
+			assertThat(springRetry.get(name)).as(name)
+				.containsExactly("6|threw java.lang.IllegalStateException: busy 6 #6|[100, 200, 400, 800, 1000]");
+			assertThat(backoff.get(name)).as(name).isEqualTo(springRetry.get(name));
+			assertThat(migrated.get(name)).as(name).contains("Backoff migration, not exact");
+		}
+	}
+
+	@Test
+	@Disabled("Spring Retry 2.0 looks for @Recover among the bean class's own methods only: the recipe must note that the migrated method now recovers (or not link the superclass's method); docs/migrating.md's row says exact")
+	void aRecoverMethodOfASuperclassIsNotFoundBySpringRetryAndTheMigrationSaysSo() {
+		String name = "recoverInheritedFromASuperclassBecomesTheFallback";
+		assertThat(springRetry.get(name))
+			.containsExactly("3|threw org.springframework.retry.ExhaustedRetryException: Cannot locate recovery method #new|[10, 10]");
+		assertThat(backoff.get(name)).containsExactly("3|value cached after busy 3|[10, 10]");
+		assertThat(migrated.get(name)).contains("Backoff migration, not exact");
+	}
+
+	@Test
+	void everyRowIsATestOfTheDocsOrOneOfItsOwn() {
+		String doc = Differential.readDoc();
+		List<String> ownRows = List.of("beanExpressionsWithAMultiplierAreNoted", "exhaustedRetriesGiveTheLastFailure",
+				"recoverGetsTheLastFailure", "noRetryForAloneMatchesCauses", "errorsAreRetriedBySpringRetryOnly",
+				"monoReturnTypesGainRetriesAndAreReported", "multiplierPlaceholderOfAnInteger");
+		for (Row row : Stream.concat(Stream.concat(MIGRATED.stream(), DEFECTS.stream()), LEFT_WHOLE.stream()).toList()) {
+			if (!ownRows.contains(row.name())) {
+				assertThat(doc).as(row.name()).contains("`" + row.name() + "`");
+			}
+		}
+	}
+
+}
