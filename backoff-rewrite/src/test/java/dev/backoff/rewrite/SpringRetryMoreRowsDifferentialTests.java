@@ -52,6 +52,11 @@ class SpringRetryMoreRowsDifferentialTests {
 					failing(9), ""),
 			row("delayExpressionPlaceholder", Kind.EXACT, false,
 					"@Retryable(backoff = @Backoff(delayExpression = \"${quotes.delay:250}\"))", failing(9), ""),
+			row("upperCaseSpelOrStaysAnOperator", Kind.EXACT, false,
+					"@Retryable(maxAttempts = 5, exceptionExpression = \"message.contains('busy') OR message.contains('slow')\", backoff = @Backoff(delay = 10))",
+					"if (n < 2) throw RowRunner.thrown(new IllegalStateException(\"busy \" + n));"
+							+ " if (n < 3) throw RowRunner.thrown(new IllegalStateException(\"slow \" + n));"
+							+ " throw RowRunner.thrown(new IllegalStateException(\"down \" + n));", ""),
 			row("labelIsDropped", Kind.EXACT, true, "@Retryable(label = \"quotes\", backoff = @Backoff(delay = 10))",
 					failing(9), ""),
 			row("exhaustedRetriesGiveTheLastFailure", Kind.EXACT, false, "@Retryable(backoff = @Backoff(delay = 10))",
@@ -173,6 +178,10 @@ class SpringRetryMoreRowsDifferentialTests {
 					"if (n < 3) throw RowRunner.thrown(new IllegalStateException(\"busy \" + n)); throw RowRunner.thrown(new IllegalArgumentException(\"bad\"));",
 					"@Recover public String state(IllegalStateException failure) { return \"state \" + failure.getMessage(); }\n"
 							+ "@Recover public String runtime(RuntimeException failure) { return \"runtime \" + failure.getMessage(); }"),
+			// Left whole today (docs/migrating.md); migrated or left, it must behave alike and say which.
+			row("aConstantDelayBesideAMaxDelayWithoutAMultiplier", Kind.EXACT, false,
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = Limits.DELAY, maxDelay = 50))", failing(9),
+					"static final class Limits { static final long DELAY = 100; }"),
 			row("circuitBreakerIsLeft", Kind.EXACT, false, "@CircuitBreaker(maxAttempts = 2)", failing(9), ""),
 			files("composedAnnotationIsLeftWhole", Kind.EXACT, """
 					package rows;
@@ -283,7 +292,11 @@ class SpringRetryMoreRowsDifferentialTests {
 
 	@Test
 	void rowsLeftWholeCarryTheCommentAndKeepSpringRetry() {
+		assertThat(migrated.get("aConstantDelayBesideAMaxDelayWithoutAMultiplier")).contains("// Backoff migration");
 		for (Row row : LEFT_WHOLE) {
+			if (row.name().equals("aConstantDelayBesideAMaxDelayWithoutAMultiplier")) {
+				continue;
+			}
 			assertThat(migrated.get(row.name())).as(row.name())
 				.contains("// Backoff migration: left on")
 				.contains("org.springframework.retry.annotation");
@@ -348,7 +361,8 @@ class SpringRetryMoreRowsDifferentialTests {
 		String doc = Differential.readDoc();
 		List<String> ownRows = List.of("beanExpressionsWithAMultiplierAreNoted", "exhaustedRetriesGiveTheLastFailure",
 				"recoverGetsTheLastFailure", "noRetryForAloneMatchesCauses", "errorsAreRetriedBySpringRetryOnly",
-				"monoReturnTypesGainRetriesAndAreReported", "multiplierPlaceholderOfAnInteger");
+				"monoReturnTypesGainRetriesAndAreReported", "multiplierPlaceholderOfAnInteger",
+				"upperCaseSpelOrStaysAnOperator", "aConstantDelayBesideAMaxDelayWithoutAMultiplier");
 		for (Row row : Stream.concat(Stream.concat(MIGRATED.stream(), DEFECTS.stream()), LEFT_WHOLE.stream()).toList()) {
 			if (!ownRows.contains(row.name())) {
 				assertThat(doc).as(row.name()).contains("`" + row.name() + "`");
