@@ -242,17 +242,17 @@ final class SpringRetryMapping {
 	 * growth), and Backoff would refuse one below 1.
 	 */
 	private static void atLeastOne(String text, BackoffAnnotation ours) {
-		String max = "T(java.lang.Math).max(1.0, ";
+		// A conditional rather than Math.max, which SpEL finds ambiguous for an integer.
 		if (text.startsWith("\"\" + ")) {
-			ours.source("multiplier", "\"#{" + max + "\" + " + text.substring("\"\" + ".length()) + " + \")}\"");
+			String constant = text.substring("\"\" + ".length());
+			ours.source("multiplier", "\"#{(\" + " + constant + " + \") > 1 ? (\" + " + constant + " + \") : 1}\"");
+			return;
 		}
-		else if (BackoffAnnotation.isBeanExpression(text)) {
-			String inner = text.trim();
-			ours.string("multiplier", "#{" + max + inner.substring(2, inner.length() - 1).trim() + ")}");
+		String value = text.trim();
+		if (BackoffAnnotation.isBeanExpression(value)) {
+			value = value.substring(2, value.length() - 1).trim();
 		}
-		else {
-			ours.string("multiplier", "#{" + max + text.trim() + ")}");
-		}
+		ours.string("multiplier", "#{(" + value + ") > 1 ? (" + value + ") : 1}");
 	}
 
 	private static void uniform(long delay, long max, BackoffAnnotation ours) {

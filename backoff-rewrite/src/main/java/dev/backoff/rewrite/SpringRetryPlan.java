@@ -181,6 +181,9 @@ final class SpringRetryPlan {
 		}
 		if (found != null) {
 			ours.string("fallback", names.iterator().next());
+			ours.note("the fallback " + names.iterator().next() + " is a superclass's @Recover, which Spring Retry 2.0 "
+					+ "did not call (it looks among the bean class's own methods: ExhaustedRetryException), "
+					+ "Spring Retry 1.3 did, and Backoff does");
 		}
 		return found;
 	}

@@ -162,7 +162,7 @@ class FrameworkRetryableDifferentialTests {
 
 	@BeforeAll
 	static void runEveryRowUnderBothLibraries(@TempDir Path dir) throws Exception {
-		List<Path> classpath = EndToEndTests.testClasspath();
+		List<Path> classpath = InProcess.testClasspath();
 		Path before = dir.resolve("before");
 		Path after = dir.resolve("after");
 		Differential.write(ROWS, before);

@@ -377,7 +377,7 @@ class EnableBackoffTests {
 		final List<Integer> attempts = new CopyOnWriteArrayList<>();
 
 		/** The multiplier as the Spring Retry recipe writes one known only at start-up, here 0.0. */
-		@Backoff(maxAttempts = "3", baseDelay = "10ms", multiplier = "#{T(java.lang.Math).max(1.0, ${quotes.multiplier:0.0})}",
+		@Backoff(maxAttempts = "3", baseDelay = "10ms", multiplier = "#{(${quotes.multiplier:0.0}) > 1 ? (${quotes.multiplier:0.0}) : 1}",
 				jitter = Jitter.NONE)
 		public String numbered() {
 			this.attempts.add(CurrentAttempt.number());
