@@ -129,8 +129,8 @@ class SpringRetryMoreRowsDifferentialTests {
 							+ " int n = CALLS.incrementAndGet(); " + failing(3) + " }); }"));
 
 	/**
-	 * Rows that differ where the docs say they are exact, found by this comparison; run with
-	 * {@link #MIGRATED}, checked by their own (disabled until the recipe is fixed) tests.
+	 * Rows that differed where the docs said they were exact, found by this comparison and fixed
+	 * since; run with {@link #MIGRATED}, checked by their own tests.
 	 */
 	private static final List<Row> DEFECTS = List.of(
 			row("beanExpressionsWithAMultiplierAreNoted", Kind.EXACT, true,
