@@ -124,7 +124,10 @@ final class SpringRetryPlan {
 						+ "getContext().getRetryCount() (the context's attributes, its last failure)");
 			}
 			String name = new Attributes(retryable).string("recover");
-			String inherited = (name == null && recovers.isEmpty()) ? inheritedFallback(type, method, ours) : null;
+			// A @Recover of this class that fits only another method does not hide a superclass's one that
+			// fits this method (linked with a note: see inheritedFallback).
+			String inherited = (name == null && recovers.stream().noneMatch((recover) -> recovers(recover, method)))
+					? inheritedFallback(type, method, ours) : null;
 			String fallback = (inherited != null) ? null : fallback(method, name, recovers, ours);
 			plan.add(method.getId(), ours);
 			if (ours.isMigratable() && method.getMethodType() != null) {

@@ -980,6 +980,91 @@ class MigrateSpringRetryTests implements RewriteTest {
 	}
 
 	@Test
+	void recoverInheritedFromASuperclassIsFoundBesideTheClassOwnRecoverForAnotherMethod() {
+		// Spring Retry looks through the whole hierarchy for each method: a @Recover of the class that fits
+		// another method does not hide the superclass's one that fits this method.
+		rewriteRun(java("""
+				package com.example;
+
+				import java.io.IOException;
+
+				import org.springframework.retry.annotation.Recover;
+
+				class BaseClient {
+
+					@Recover
+					String cached(IOException failure, String id) {
+						return "cached";
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import java.io.IOException;
+
+				class BaseClient {
+
+					String cached(IOException failure, String id) {
+						return "cached";
+					}
+
+				}
+				"""), java("""
+				package com.example;
+
+				import java.io.IOException;
+
+				import org.springframework.retry.annotation.Recover;
+				import org.springframework.retry.annotation.Retryable;
+
+				class QuoteClient extends BaseClient {
+
+					@Retryable
+					String fetch(String id) throws IOException {
+						return id;
+					}
+
+					@Retryable
+					int count(int page) throws IOException {
+						return page;
+					}
+
+					@Recover
+					int none(IOException failure, int page) {
+						return 0;
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import java.io.IOException;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				class QuoteClient extends BaseClient {
+
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "cached")
+					String fetch(String id) throws IOException {
+						return id;
+					}
+
+					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "none")
+					int count(int page) throws IOException {
+						return page;
+					}
+
+					int none(IOException failure, int page) {
+						return 0;
+					}
+
+				}
+				"""));
+	}
+
+	@Test
 	void retryCountReadsBecomeTheCurrentAttempt() {
 		// Spring Retry's count is 0 on the first attempt; CurrentAttempt.number() is 1 there.
 		rewriteRun(java("""
