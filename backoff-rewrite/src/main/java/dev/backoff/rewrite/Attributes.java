@@ -126,6 +126,23 @@ final class Attributes {
 		return "\"\" + " + (simple ? print(value) : "(" + print(value) + ")");
 	}
 
+	/**
+	 * @return the expression's source as the left operand of {@code + 1}: parenthesised unless it
+	 * binds at least as tightly ({@code A << 1 + 1} would shift by 2, {@code c ? 5 : 2 + 1} add to one branch)
+	 */
+	static String operandOfPlus(@Nullable Expression value) {
+		Expression expression = Objects.requireNonNull(value);
+		boolean additive = expression instanceof J.Binary binary && switch (binary.getOperator()) {
+			case Addition, Subtraction, Multiplication, Division, Modulo -> true;
+			default -> false;
+		};
+		boolean tight = additive || expression instanceof J.Identifier || expression instanceof J.FieldAccess
+				|| expression instanceof J.Parentheses<?> || expression instanceof J.Literal
+				|| expression instanceof J.Unary || expression instanceof J.TypeCast
+				|| expression instanceof J.MethodInvocation;
+		return tight ? print(expression) : "(" + print(expression) + ")";
+	}
+
 	/** @return an expression's source, as written */
 	static String print(Expression expression) {
 		PrintOutputCapture<Integer> out = new PrintOutputCapture<>(0);

@@ -126,7 +126,7 @@ final class FrameworkRetryableMapping {
 		}
 		Long retries = retry.longValue("maxRetries");
 		if (retries == null) {
-			ours.source("maxAttempts", "\"\" + (" + Attributes.print(retry.get("maxRetries")) + " + 1)");
+			ours.source("maxAttempts", "\"\" + (" + Attributes.operandOfPlus(retry.get("maxRetries")) + " + 1)");
 			return null;
 		}
 		ours.string("maxAttempts", Long.toString(retries + 1));

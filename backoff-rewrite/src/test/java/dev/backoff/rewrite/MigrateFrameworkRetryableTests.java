@@ -261,4 +261,19 @@ class MigrateFrameworkRetryableTests implements RewriteTest {
 				MigrateSpringRetryTests.quotes(OUR_IMPORTS, "@Backoff(maxAttempts = \"\" + (Limits.RETRIES - 1 + 1), baseDelay = \"\" + (Limits.DELAY + 50), maxDelay = \"2s\", multiplier = \"\" + (Limits.MULTIPLIER + 0.5), jitter = Jitter.NONE)")));
 	}
 
+	@Test
+	void constantRetriesBelowThePrecedenceOfPlusAreParenthesised() {
+		// "" + (Limits.RETRIES << 1 + 1) would shift by 2: 17 attempts where Framework made 9.
+		rewriteRun(java("""
+				package com.example;
+
+				class Limits {
+
+					static final int RETRIES = 4;
+
+				}
+				"""), java(MigrateSpringRetryTests.quotes(FRAMEWORK_IMPORTS, "@Retryable(maxRetries = Limits.RETRIES << 1)"),
+				MigrateSpringRetryTests.quotes(OUR_IMPORTS, "@Backoff(maxAttempts = \"\" + ((Limits.RETRIES << 1) + 1), baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)")));
+	}
+
 }
