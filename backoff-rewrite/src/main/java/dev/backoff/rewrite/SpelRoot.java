@@ -1,5 +1,7 @@
 package dev.backoff.rewrite;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Locale;
 import java.util.Set;
 
@@ -33,6 +35,8 @@ final class SpelRoot {
 		StringBuilder out = new StringBuilder();
 		int i = 0;
 		boolean afterNew = false;
+		// Per open '[': whether it is a selection or projection, whose names and #this are the element's.
+		Deque<Boolean> brackets = new ArrayDeque<>();
 		while (i < text.length()) {
 			char c = text.charAt(i);
 			if (c == '\'' || c == '"') {
@@ -61,9 +65,11 @@ final class SpelRoot {
 					i = close;
 					continue;
 				}
+				boolean inElement = brackets.contains(Boolean.TRUE);
 				boolean rootReference = before != '.' && before != '#' && before != '@' && before != '&'
-						&& !word.equals("T") && !WORDS.contains(word.toLowerCase(Locale.ROOT)) && !afterNew;
-				if (before == '#' && (word.equals("root") || word.equals("this"))) {
+						&& !word.equals("T") && !WORDS.contains(word.toLowerCase(Locale.ROOT)) && !afterNew
+						&& !inElement;
+				if (before == '#' && (word.equals("root") || word.equals("this") && !inElement)) {
 					out.setLength(out.length() - 1);
 					out.append("#exception");
 				}
@@ -85,6 +91,12 @@ final class SpelRoot {
 				i = end;
 			}
 			else {
+				if (c == '[') {
+					brackets.push(i >= 2 && "?!^$".indexOf(text.charAt(i - 1)) >= 0 && text.charAt(i - 2) == '.');
+				}
+				else if (c == ']' && !brackets.isEmpty()) {
+					brackets.pop();
+				}
 				out.append(c);
 				i++;
 			}

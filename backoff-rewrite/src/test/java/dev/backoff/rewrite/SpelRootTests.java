@@ -38,4 +38,17 @@ class SpelRootTests {
 		assertThat(SpelRoot.explicit("message == '${busy.text}'")).isEqualTo("#exception.message == '${busy.text}'");
 	}
 
+	@Test
+	void selectionsAndProjectionsKeepTheirElementScope() {
+		// Inside .?[…], .![…], .^[…] and .$[…] a name and #this are the element's; #root stays the root.
+		assertThat(SpelRoot.explicit("suppressed.?[message == null].length > 0 and message != null"))
+			.isEqualTo("#exception.suppressed.?[message == null].length > 0 and #exception.message != null");
+		assertThat(SpelRoot.explicit("stackTrace.![className].contains('com.x.Client')"))
+			.isEqualTo("#exception.stackTrace.![className].contains('com.x.Client')");
+		assertThat(SpelRoot.explicit("suppressed.^[#this instanceof T(java.io.IOException) and #root.message != null] != null"))
+			.isEqualTo("#exception.suppressed.^[#this instanceof T(java.io.IOException) and #exception.message != null] != null");
+		assertThat(SpelRoot.explicit("suppressed[code].message != null"))
+			.isEqualTo("#exception.suppressed[#exception.code].message != null");
+	}
+
 }
