@@ -1046,6 +1046,7 @@ class MigrateSpringRetryTests implements RewriteTest {
 
 				class QuoteClient extends BaseClient {
 
+					// Backoff migration, not exact: the fallback cached is a superclass's @Recover, which Spring Retry 2.0 did not call (it looks among the bean class's own methods: ExhaustedRetryException), Spring Retry 1.3 did, and Backoff does (see docs/migrating.md)
 					@Backoff(baseDelay = "1s", multiplier = "1", jitter = Jitter.NONE, fallback = "cached")
 					String fetch(String id) throws IOException {
 						return id;
