@@ -1,8 +1,6 @@
 package dev.backoff.rewrite;
 
-import java.io.File;
 import java.io.IOException;
-import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,21 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.stream.Stream;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 
-import org.openrewrite.ExecutionContext;
-import org.openrewrite.InMemoryExecutionContext;
-import org.openrewrite.Recipe;
 import org.openrewrite.Result;
-import org.openrewrite.SourceFile;
-import org.openrewrite.config.Environment;
-import org.openrewrite.internal.InMemoryLargeSourceSet;
-import org.openrewrite.java.JavaParser;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -88,6 +73,14 @@ final class Differential {
 
 					public int getRetries() {
 						return 4;
+					}
+
+					public int getAttempts() {
+						return 4;
+					}
+
+					public long getDelay() {
+						return 300;
 					}
 
 				}
@@ -171,23 +164,11 @@ final class Differential {
 	/** @return each row's migrated source, by row name; the sources written under {@code to} */
 	static Map<String, String> migrate(String recipeName, List<Row> rows, Path from, List<Path> classpath, Path to)
 			throws Exception {
-		ExecutionContext ctx = new InMemoryExecutionContext((failure) -> {
-			throw new IllegalStateException(failure);
-		});
-		List<SourceFile> sources = JavaParser.fromJavaVersion()
-			.classpath(classpath)
-			.build()
-			.parse(javaSources(from), from, ctx)
-			.toList();
-		Recipe recipe = Environment.builder()
-			.scanRuntimeClasspath("dev.backoff.rewrite")
-			.build()
-			.activateRecipes(recipeName);
 		Map<Path, String> printed = new LinkedHashMap<>();
-		for (SourceFile source : sources) {
-			printed.put(source.getSourcePath(), source.printAll());
+		for (Path source : InProcess.javaSources(from)) {
+			printed.put(from.relativize(source), Files.readString(source));
 		}
-		for (Result result : recipe.run(new InMemoryLargeSourceSet(sources), ctx).getChangeset().getAllResults()) {
+		for (Result result : InProcess.migrate(from, classpath, recipeName)) {
 			if (result.getAfter() != null) {
 				printed.put(result.getAfter().getSourcePath(), result.getAfter().printAll());
 			}
@@ -206,26 +187,11 @@ final class Differential {
 	/** Compiles the rows and the runner in one call, and runs every row in a loader of its own. */
 	static Map<String, List<String>> run(List<Row> rows, Path sources, List<Path> classpath, Path out,
 			int randomCalls) throws Exception {
-		Files.createDirectories(out);
-		JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-		try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
-			List<String> options = List.of("-d", out.toString(), "-parameters", "-classpath",
-					String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()), "-proc:none");
-			boolean compiled = javac
-				.getTask(null, files, diagnostics, options, null, files.getJavaFileObjectsFromPaths(javaSources(sources)))
-				.call();
-			assertThat(compiled).as("compiled: %s", diagnostics.getDiagnostics()).isTrue();
-		}
-		List<URL> urls = new ArrayList<>();
-		urls.add(out.toUri().toURL());
-		for (Path entry : classpath) {
-			urls.add(entry.toUri().toURL());
-		}
+		InProcess.compile(InProcess.javaSources(sources), classpath, out);
 		Map<String, List<String>> results = new LinkedHashMap<>();
 		Thread thread = Thread.currentThread();
 		ClassLoader previous = thread.getContextClassLoader();
-		try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+		try (URLClassLoader loader = InProcess.loader(out, classpath)) {
 			thread.setContextClassLoader(loader);
 			@SuppressWarnings("unchecked")
 			Function<String, String> runner = (Function<String, String>) loader.loadClass("rows.RowRunner")
@@ -280,12 +246,6 @@ final class Differential {
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException(ex);
-		}
-	}
-
-	private static List<Path> javaSources(Path dir) throws IOException {
-		try (Stream<Path> files = Files.walk(dir)) {
-			return files.filter((file) -> file.toString().endsWith(".java")).sorted().toList();
 		}
 	}
 

@@ -37,8 +37,13 @@ final class InProcess {
 	private InProcess() {
 	}
 
-	/** @return the recipe's results over every {@code .java} file under {@code dir}, parsed against {@code classpath} */
+	/** @return {@code MigrateSpringRetry}'s results over every {@code .java} file under {@code dir} */
 	static List<Result> migrate(Path dir, List<Path> classpath) throws IOException {
+		return migrate(dir, classpath, "dev.backoff.rewrite.MigrateSpringRetry");
+	}
+
+	/** @return the recipe's results over every {@code .java} file under {@code dir}, parsed against {@code classpath} */
+	static List<Result> migrate(Path dir, List<Path> classpath, String recipeName) throws IOException {
 		ExecutionContext ctx = new InMemoryExecutionContext((failure) -> {
 			throw new IllegalStateException(failure);
 		});
@@ -51,7 +56,7 @@ final class InProcess {
 		Recipe recipe = Environment.builder()
 			.scanRuntimeClasspath("dev.backoff.rewrite")
 			.build()
-			.activateRecipes("dev.backoff.rewrite.MigrateSpringRetry");
+			.activateRecipes(recipeName);
 		return recipe.run(new InMemoryLargeSourceSet(sources), ctx).getChangeset().getAllResults();
 	}
 

@@ -34,136 +34,43 @@ class SpringRetryDifferentialTests {
 	 */
 	private static final int RANDOM_CALLS = 200;
 
-	private static final String RUNNER = """
-			package rows;
-
-			import java.lang.reflect.InvocationTargetException;
-			import java.util.List;
-			import java.util.concurrent.CompletionStage;
-			import java.util.concurrent.CopyOnWriteArrayList;
-			import java.util.concurrent.atomic.AtomicInteger;
-			import java.util.function.Function;
-			import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-			import org.springframework.context.annotation.Bean;
-			import org.springframework.context.annotation.Configuration;
-
-			public class RowRunner implements Function<String, String> {
-
-				public static final List<Long> WAITS = new CopyOnWriteArrayList<>();
-
-				@Configuration
-				%s
-				public static class Config {
-
-					@Bean
-					public Settings quoteSettings() {
-						return new Settings();
-					}
-
-					@Bean
-					%s
-
-				}
-
-				public static class Settings {
-
-					public double getMultiplier() {
-						return 0.0;
-					}
-
-					public int getAttempts() {
-						return 4;
-					}
-
-					public long getDelay() {
-						return 300;
-					}
-
-				}
-
-				/** @param row the row's class, a space and how many calls to make in its context */
-				@Override
-				public String apply(String row) {
-					String[] spec = row.split(" ");
-					try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
-						Class<?> type = Class.forName(spec[0]);
-						context.register(Config.class, type);
-						context.refresh();
-						Object bean = context.getBean(type);
-						StringBuilder runs = new StringBuilder();
-						for (int i = 0; i < Integer.parseInt(spec[1]); i++) {
-							runs.append(call(type, bean)).append('\\n');
-						}
-						return runs.toString();
-					}
-					catch (Exception ex) {
-						throw new IllegalStateException(ex);
-					}
-				}
-
-				private static String call(Class<?> type, Object bean) throws Exception {
-					WAITS.clear();
-					((AtomicInteger) type.getField("CALLS").get(null)).set(0);
-					String outcome;
-						try {
-							Object value = type.getMethod("call").invoke(bean);
-							if (value instanceof CompletionStage<?> stage) {
-								value = stage.toCompletableFuture().join();
-							}
-							outcome = "value " + value;
-						}
-						catch (InvocationTargetException ex) {
-							outcome = "threw " + ex.getCause().getClass().getName() + ": " + ex.getCause().getMessage();
-						}
-						catch (java.util.concurrent.CompletionException ex) {
-							outcome = "threw " + ex.getCause().getClass().getName() + ": " + ex.getCause().getMessage();
-						}
-					return type.getField("CALLS").get(null) + "|" + outcome + "|" + WAITS;
-				}
-
-			}
-			""";
-
-	private static final String SPRING_RETRY_RUNNER = RUNNER.formatted(
+	private static final String SPRING_RETRY_RUNNER = Differential.RUNNER.formatted(
 			"@org.springframework.retry.annotation.EnableRetry",
-			"public org.springframework.retry.backoff.Sleeper sleeper() { return WAITS::add; }");
-
-	private static final String BACKOFF_RUNNER = RUNNER.formatted("@dev.backoff.spring.EnableBackoff",
-			"public dev.backoff.Sleeper sleeper() { return (delay) -> WAITS.add(delay.toMillis()); }");
+			"@Bean public org.springframework.retry.backoff.Sleeper sleeper() { return WAITS::add; }", "");
 
 	/** The rows: the docs' test name, the annotations, the method's script, other members, and how they compare. */
 	private static final List<Row> ROWS = List.of(
-			Row.exact("defaultsAreOneSecondFixed", "@Retryable", failing(2)),
-			Row.exact("maxAttempts", "@Retryable(maxAttempts = 5)", failing(9)),
+			Row.exact("defaultsAreOneSecondFixed", "@Retryable", Differential.failing(2)),
+			Row.exact("maxAttempts", "@Retryable(maxAttempts = 5)", Differential.failing(9)),
 			Row.exact("maxAttemptsExpressionPlaceholder", "@Retryable(maxAttemptsExpression = \"${quotes.attempts:5}\")",
-					failing(9)),
+					Differential.failing(9)),
 			Row.exact("beanExpressionsAreCarried",
 					"@Retryable(maxAttemptsExpression = \"#{@quoteSettings.attempts}\", backoff = @Backoff(delayExpression = \"#{@quoteSettings.delay}\"))",
-					failing(9)),
+					Differential.failing(9)),
 			Row.exact("delayExpressionPlaceholder", "@Retryable(backoff = @Backoff(delayExpression = \"${quotes.delay:500}\"))",
-					failing(9)),
-			Row.exact("labelIsDropped", "@Retryable(label = \"quotes\")", failing(2)).noted(),
-			Row.exact("fixedDelay", "@Retryable(backoff = @Backoff(delay = 250))", failing(9)),
-			Row.exact("fixedDelayAsValue", "@Retryable(backoff = @Backoff(2000))", failing(3)),
-			Row.exact("zeroDelayIsOneMillisecond", "@Retryable(backoff = @Backoff(delay = 0, multiplier = 0))", failing(9)),
-			Row.exact("fixedDelayAboveOurDefaultCap", "@Retryable(backoff = @Backoff(delay = 45000))", failing(9)),
+					Differential.failing(9)),
+			Row.exact("labelIsDropped", "@Retryable(label = \"quotes\")", Differential.failing(2)).noted(),
+			Row.exact("fixedDelay", "@Retryable(backoff = @Backoff(delay = 250))", Differential.failing(9)),
+			Row.exact("fixedDelayAsValue", "@Retryable(backoff = @Backoff(2000))", Differential.failing(3)),
+			Row.exact("zeroDelayIsOneMillisecond", "@Retryable(backoff = @Backoff(delay = 0, multiplier = 0))", Differential.failing(9)),
+			Row.exact("fixedDelayAboveOurDefaultCap", "@Retryable(backoff = @Backoff(delay = 45000))", Differential.failing(9)),
 			Row.exact("exponentialIsCappedAtThirtySecondsByDefault",
-					"@Retryable(maxAttempts = 9, backoff = @Backoff(delay = 1000, multiplier = 3))", failing(20)),
+					"@Retryable(maxAttempts = 9, backoff = @Backoff(delay = 1000, multiplier = 3))", Differential.failing(20)),
 			Row.exact("exponentialWithMaxDelay",
 					"@Retryable(maxAttempts = 6, backoff = @Backoff(delay = 200, multiplier = 1.5, maxDelay = 1000))",
-					failing(20)),
+					Differential.failing(20)),
 			Row.exact("exponentialWithMaxDelayBelowDelayUsesTheDefaultCap",
 					"@Retryable(maxAttempts = 5, backoff = @Backoff(delay = 2000, multiplier = 3, maxDelay = 1000))",
-					failing(20)),
+					Differential.failing(20)),
 			Row.exact("multiplierAtMostOneIsFixed",
-					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 300, multiplier = 0.5))", failing(20)),
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 300, multiplier = 0.5))", Differential.failing(20)),
 			Row.random("randomIsEqualJitter",
 					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 100, multiplier = 2, random = true))",
-					failing(20), true),
+					Differential.failing(20), true),
 			Row.random("uniformFromZeroIsFullJitter",
-					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 0, maxDelay = 1000))", failing(20), false),
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 0, maxDelay = 1000))", Differential.failing(20), false),
 			Row.random("uniformIsDecorrelatedJitter",
-					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 500, maxDelay = 3000))", failing(20), true),
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 500, maxDelay = 3000))", Differential.failing(20), true),
 			Row.exact("retryForAndNoRetryFor",
 					"@Retryable(retryFor = IllegalStateException.class, noRetryFor = IllegalArgumentException.class)",
 					"if (n < 2) throw new IllegalStateException(\"busy \" + n); throw new IllegalArgumentException(\"bad \" + n);")
@@ -185,8 +92,8 @@ class SpringRetryDifferentialTests {
 					"if (n < 3) throw new IllegalStateException(\"busy \" + n); throw new IllegalStateException(\"down \" + n);"),
 			Row.exact("upperCaseSpelWordsStayOperators",
 					"@Retryable(exceptionExpression = \"message.contains('busy') AND NOT message.contains('3')\")",
-					failing(9)),
-			Row.exact("recoverByShapeBecomesTheFallback", "@Retryable", failing(9),
+					Differential.failing(9)),
+			Row.exact("recoverByShapeBecomesTheFallback", "@Retryable", Differential.failing(9),
 					"@Recover public String cached(IllegalStateException failure) { return \"cached after \" + failure.getMessage(); }"),
 			Row.exact("recoverByNameAndOverloadsByFailureType", "@Retryable(recover = \"cached\")",
 					"if (n < 3) throw new IllegalStateException(\"busy \" + n); throw new IllegalArgumentException(\"bad\");",
@@ -194,12 +101,12 @@ class SpringRetryDifferentialTests {
 							+ "@Recover public String cached(IllegalArgumentException failure) { return \"argument \" + failure.getMessage(); }"),
 			Row.exact("constantArithmeticStaysArithmetic",
 					"@Retryable(maxAttempts = Limits.ATTEMPTS + 1, backoff = @Backoff(delay = Limits.DELAY + 50))",
-					failing(20), "static final class Limits { static final int ATTEMPTS = 3; static final long DELAY = 200; }"),
+					Differential.failing(20), "static final class Limits { static final int ATTEMPTS = 3; static final long DELAY = 200; }"),
 			Row.exact("multiplierAtOrBelowZeroIsNoGrowth",
-					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 100, multiplier = -1))", failing(20)),
+					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 100, multiplier = -1))", Differential.failing(20)),
 			Row.exact("multiplierExpressionOfZeroIsNoGrowth",
 					"@Retryable(maxAttempts = 4, backoff = @Backoff(delay = 100, multiplierExpression = \"#{@quoteSettings.multiplier}\"))",
-					failing(20)),
+					Differential.failing(20)),
 			Row.exact("retryCountReadsBecomeTheCurrentAttempt", "@Retryable",
 					"int count = org.springframework.retry.support.RetrySynchronizationManager.getContext().getRetryCount();"
 							+ " if (count < 2) throw new IllegalStateException(\"count \" + count); return \"count \" + count;"),
@@ -227,7 +134,7 @@ class SpringRetryDifferentialTests {
 		}
 		migrated = migrate(before, classpath, after);
 		Files.writeString(before.resolve("rows/RowRunner.java"), SPRING_RETRY_RUNNER);
-		Files.writeString(after.resolve("rows/RowRunner.java"), BACKOFF_RUNNER);
+		Files.writeString(after.resolve("rows/RowRunner.java"), Differential.BACKOFF_RUNNER);
 		springRetry = run(before, classpath, dir.resolve("before-classes"));
 		backoff = run(after, withoutSpringRetry, dir.resolve("after-classes"));
 		System.out.printf("Backoff migration, differential: %d rows of docs/migrating.md's Spring Retry table run "
@@ -251,9 +158,9 @@ class SpringRetryDifferentialTests {
 			if (row.kind() == Kind.RANDOM) {
 				List<String> before = springRetry.get(row.name());
 				List<String> after = backoff.get(row.name());
-				assertThat(attemptsAndOutcomes(after)).as(row.name()).isEqualTo(attemptsAndOutcomes(before));
-				long[][] beforeBounds = bounds(before);
-				long[][] afterBounds = bounds(after);
+				assertThat(Differential.attemptsAndOutcomes(after)).as(row.name()).isEqualTo(Differential.attemptsAndOutcomes(before));
+				long[][] beforeBounds = rounded(Differential.bounds(before));
+				long[][] afterBounds = rounded(Differential.bounds(after));
 				if (row.notExact()) {
 					assertThat(migrated.get(row.name())).as(row.name()).contains("Backoff migration, not exact");
 					assertThat(afterBounds).as(row.name() + ": the difference the comment names")
@@ -285,7 +192,7 @@ class SpringRetryDifferentialTests {
 
 	@Test
 	void everyRowIsATestOfTheDocsOrOneOfItsOwn() {
-		String doc = readDoc();
+		String doc = Differential.readDoc();
 		for (Row row : ROWS) {
 			if (!row.name().equals("retryForOnlyRetriesTheNamedTypes")
 					&& !row.name().equals("multiplierExpressionOfZeroIsNoGrowth")) {
@@ -294,36 +201,10 @@ class SpringRetryDifferentialTests {
 		}
 	}
 
-	private static String readDoc() {
-		try {
-			return Files.readString(Path.of("../docs/migrating.md"));
-		}
-		catch (java.io.IOException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	private static List<String> attemptsAndOutcomes(List<String> runs) {
-		return runs.stream().map((run) -> run.substring(0, run.lastIndexOf('|'))).distinct().toList();
-	}
-
-	/** @return per retry, the shortest and longest wait over the runs */
-	private static long[][] bounds(List<String> runs) {
-		List<long[]> bounds = new ArrayList<>();
-		for (String run : runs) {
-			String waits = run.substring(run.lastIndexOf('|') + 2, run.length() - 1);
-			String[] values = waits.isEmpty() ? new String[0] : waits.split(", ");
-			for (int i = 0; i < values.length; i++) {
-				long wait = Long.parseLong(values[i]);
-				if (bounds.size() <= i) {
-					bounds.add(new long[] { wait, wait });
-				}
-				bounds.get(i)[0] = Math.min(bounds.get(i)[0], wait);
-				bounds.get(i)[1] = Math.max(bounds.get(i)[1], wait);
-			}
-		}
-		// To the nearest 250 ms: the top tenth of a 1 s interval rounds to its end, as 0 to 100 ms to its start.
-		return bounds.stream().map((pair) -> new long[] { Math.round(pair[0] / 250.0), Math.round(pair[1] / 250.0) })
+	/** @return the bounds to the nearest 250 ms: the top tenth of a 1 s interval rounds to its end, as 0 to 100 ms to its start */
+	private static long[][] rounded(long[][] bounds) {
+		return java.util.Arrays.stream(bounds)
+			.map((pair) -> new long[] { Math.round(pair[0] / 250.0), Math.round(pair[1] / 250.0) })
 			.toArray(long[][]::new);
 	}
 
@@ -366,11 +247,6 @@ class SpringRetryDifferentialTests {
 			thread.setContextClassLoader(previous);
 		}
 		return results;
-	}
-
-	/** A method that fails with an {@code IllegalStateException} until its call number {@code succeedsAt}. */
-	private static String failing(int succeedsAt) {
-		return "if (n < " + succeedsAt + ") throw new IllegalStateException(\"busy \" + n); return \"ok \" + n;";
 	}
 
 	enum Kind {
