@@ -73,6 +73,16 @@ final class Attributes {
 		return (literal(name) instanceof Number number) ? number.doubleValue() : null;
 	}
 
+	/**
+	 * Names a {@code String} attribute given as a constant ({@code Settings.DELAY},
+	 * {@code "${" + KEY + "}"}): its text, which decides how it is read, is not in the annotation.
+	 * @return {@code name = source}, or {@code null} when the attribute is absent or a literal
+	 */
+	@Nullable String constantText(String name) {
+		Expression value = this.values.get(name);
+		return (value == null || literal(name) != null) ? null : name + " = " + print(value);
+	}
+
 	/** @return the string literal's value, or {@code null} when absent, empty or not a literal */
 	@Nullable String string(String name) {
 		return (literal(name) instanceof String text && !text.isEmpty()) ? text : null;

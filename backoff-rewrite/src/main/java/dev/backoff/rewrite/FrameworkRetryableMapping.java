@@ -38,6 +38,14 @@ final class FrameworkRetryableMapping {
 			ours.unmigratable("predicate = a MethodRetryPredicate class (write it as a bean and name it in "
 					+ "retryOnException = \"@bean.shouldRetry(...)\")");
 		}
+		for (String name : List.of("maxRetriesString", "delayString", "multiplierString", "maxDelayString",
+				"jitterString", "timeoutString")) {
+			String constant = retry.constantText(name);
+			if (constant != null) {
+				// Its text is not in the annotation: taken as absent, the attribute's default would apply.
+				ours.unmigratable(constant + " is a constant whose text the recipe cannot read");
+			}
+		}
 		Long unit = unit(retry);
 		if (unit == null) {
 			ours.unmigratable("timeUnit is not a TimeUnit constant");

@@ -57,21 +57,38 @@ final class SpringRetryMapping {
 		if (retry.isSet("notRecoverable")) {
 			ours.unmigratable("notRecoverable (failures that skip the @Recover method)");
 		}
+		J.Annotation backoff = retry.annotation("backoff");
+		constants(retry, ours, "maxAttemptsExpression", "exceptionExpression");
+		if (backoff != null) {
+			constants(new Attributes(backoff), ours, "delayExpression", "maxDelayExpression", "multiplierExpression",
+					"randomExpression");
+		}
 		maxAttempts(retry, ours);
 		exceptions(retry, ours);
 		String exceptionExpression = retry.string("exceptionExpression");
-		if (retry.has("exceptionExpression") && exceptionExpression == null && retry.isSet("exceptionExpression")) {
-			ours.unmigratable("exceptionExpression is not a string literal");
-		}
-		else if (exceptionExpression != null) {
+		if (exceptionExpression != null) {
 			ours.string("retryOnException", SpelRoot.explicit(exceptionExpression));
 		}
-		J.Annotation backoff = retry.annotation("backoff");
 		backOff((backoff != null) ? new Attributes(backoff) : null, ours);
 		if (retry.isSet("label")) {
 			ours.note("label dropped (Backoff names a method's meters by its class and method)");
 		}
 		return ours;
+	}
+
+	/**
+	 * An expression attribute given as a constant: Spring Retry reads its text (a placeholder, a
+	 * bean expression, or one evaluated on every retry) and the recipe cannot, where the
+	 * attribute would otherwise be taken as absent.
+	 */
+	private static void constants(Attributes attributes, BackoffAnnotation ours, String... names) {
+		for (String name : names) {
+			String constant = attributes.constantText(name);
+			if (constant != null) {
+				ours.unmigratable(constant + " is a constant whose text the recipe cannot read (a placeholder, a bean "
+						+ "expression, or one evaluated on every retry)");
+			}
+		}
 	}
 
 	private static void maxAttempts(Attributes retry, BackoffAnnotation ours) {

@@ -38,6 +38,23 @@ class MigrateFrameworkRetryableTests implements RewriteTest {
 	}
 
 	@Test
+	void stringsGivenAsConstantsAreLeftWhole() {
+		// A String constant's text is not in the annotation: dropped, delayString's 5 s became the default 1 s.
+		rewriteRun(java("""
+				package com.example;
+
+				class Settings {
+
+					static final String DELAY = "5s";
+
+				}
+				"""), java(MigrateSpringRetryTests.quotes(FRAMEWORK_IMPORTS, "@Retryable(delayString = Settings.DELAY)"),
+				MigrateSpringRetryTests.quotes(FRAMEWORK_IMPORTS, """
+						// Backoff migration: left on Spring Framework's @Retryable, delayString = Settings.DELAY is a constant whose text the recipe cannot read (see docs/migrating.md)
+						@Retryable(delayString = Settings.DELAY)""")));
+	}
+
+	@Test
 	void defaultsAreFourAttemptsOneSecondFixed() {
 		// maxRetries 3 retries after the first call = 4 attempts; delay 1000 ms; multiplier 1.
 		migrates("@Retryable", "@Backoff(maxAttempts = \"4\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");

@@ -547,6 +547,59 @@ class MigrateSpringRetryTests implements RewriteTest {
 	}
 
 	@Test
+	void expressionsGivenAsConstantsAreLeftWhole() {
+		// A String constant's text is not in the annotation: it may be a placeholder, a bean expression
+		// or one evaluated per retry. Under Spring Retry, "#{5}" here made 5 attempts; dropped, 3.
+		rewriteRun(java("""
+				package com.example;
+
+				class Settings {
+
+					static final String ATTEMPTS = "#{5}";
+
+					static final String MULTIPLIER = "#{3}";
+
+				}
+				"""), java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.Backoff;
+				import org.springframework.retry.annotation.Retryable;
+
+				class Orders {
+
+					@Retryable(maxAttemptsExpression = Settings.ATTEMPTS)
+					void place(int priority) {
+					}
+
+					@Retryable(backoff = @Backoff(delay = 100, multiplierExpression = Settings.MULTIPLIER))
+					void cancel(int priority) {
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import org.springframework.retry.annotation.Backoff;
+				import org.springframework.retry.annotation.Retryable;
+
+				class Orders {
+
+					// Backoff migration: left on Spring Retry, maxAttemptsExpression = Settings.ATTEMPTS is a constant whose text the recipe cannot read (a placeholder, a bean expression, or one evaluated on every retry) (see docs/migrating.md)
+					@Retryable(maxAttemptsExpression = Settings.ATTEMPTS)
+					void place(int priority) {
+					}
+
+					// Backoff migration: left on Spring Retry, multiplierExpression = Settings.MULTIPLIER is a constant whose text the recipe cannot read (a placeholder, a bean expression, or one evaluated on every retry) (see docs/migrating.md)
+					@Retryable(backoff = @Backoff(delay = 100, multiplierExpression = Settings.MULTIPLIER))
+					void cancel(int priority) {
+					}
+
+				}
+				"""));
+	}
+
+	@Test
 	void expressionsEvaluatedPerRetryAreLeftWhole() {
 		// Without #{...}, Spring Retry evaluates them on every retry with the arguments.
 		rewriteRun(java("""
