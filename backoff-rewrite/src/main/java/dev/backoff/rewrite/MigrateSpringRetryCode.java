@@ -111,7 +111,7 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 			@Override
 			public J.ClassDeclaration visitClassDeclaration(J.ClassDeclaration type, ExecutionContext ctx) {
 				SpringRetryPlan plan = SpringRetryPlan.of(type);
-				if (plan.leavesRetryable() || hasCircuitBreaker(type)) {
+				if (plan.leavesRetryable() || hasCircuitBreaker(type) || usesComposed(type)) {
 					acc.retryableLeft = true;
 				}
 				acc.unlinkedRecovers.addAll(plan.unlinkedRecoverKeys);
@@ -165,6 +165,12 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 
 	private static boolean hasSpringRetry(Xml.Document document) {
 		return document.printAll().contains("<artifactId>spring-retry</artifactId>");
+	}
+
+	private static boolean usesComposed(J.ClassDeclaration type) {
+		return SpringRetryPlan.composed(type.getLeadingAnnotations()) != null || type.getBody().getStatements().stream()
+			.anyMatch((statement) -> statement instanceof J.MethodDeclaration method
+					&& SpringRetryPlan.composed(method.getLeadingAnnotations()) != null);
 	}
 
 	private static boolean hasCircuitBreaker(J.ClassDeclaration type) {
@@ -274,6 +280,12 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 				visited = visited.withPrefix(Comments.add(visited.getPrefix(), left("@CircuitBreaker")));
 				row(ctx, null, type.getSimpleName(), MigrationReport.HAND_MIGRATION, "@CircuitBreaker");
 			}
+			J.Annotation composed = SpringRetryPlan.composed(visited.getLeadingAnnotations());
+			if (composed != null && !Comments.has(visited.getPrefix())) {
+				String reason = SpringRetryPlan.composedUse(composed, "type");
+				visited = visited.withPrefix(Comments.add(visited.getPrefix(), left(reason)));
+				row(ctx, null, type.getSimpleName(), MigrationReport.HAND_MIGRATION, reason);
+			}
 			return visited;
 		}
 
@@ -290,6 +302,12 @@ public class MigrateSpringRetryCode extends ScanningRecipe<MigrateSpringRetryCod
 					&& !Comments.has(visited.getPrefix())) {
 				visited = visited.withPrefix(Comments.add(visited.getPrefix(), left("@CircuitBreaker")));
 				row(ctx, null, element, MigrationReport.HAND_MIGRATION, "@CircuitBreaker");
+			}
+			J.Annotation composed = SpringRetryPlan.composed(visited.getLeadingAnnotations());
+			if (composed != null && !Comments.has(visited.getPrefix())) {
+				String reason = SpringRetryPlan.composedUse(composed, "method");
+				visited = visited.withPrefix(Comments.add(visited.getPrefix(), left(reason)));
+				row(ctx, null, element, MigrationReport.HAND_MIGRATION, reason);
 			}
 			SpringRetryPlan plan = (type != null) ? this.plans.get(type.getId()) : null;
 			if (plan != null && SpringRetryPlan.find(visited.getLeadingAnnotations(), SpringRetryPlan.RECOVER) != null) {

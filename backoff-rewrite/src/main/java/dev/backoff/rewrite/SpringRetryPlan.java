@@ -296,6 +296,35 @@ final class SpringRetryPlan {
 		return true;
 	}
 
+	/**
+	 * A composed annotation: one of the project's or a library's, meta-annotated with Spring
+	 * Retry's {@code @Retryable} or {@code @CircuitBreaker}, which Spring Retry honours where it is
+	 * used and Backoff cannot be (its {@code @Backoff} is no meta-annotation).
+	 * @return the first such annotation, or {@code null}
+	 */
+	static J.@Nullable Annotation composed(List<J.Annotation> annotations) {
+		for (J.Annotation annotation : annotations) {
+			JavaType.FullyQualified type = TypeUtils.asFullyQualified(annotation.getType());
+			if (type != null && !type.getFullyQualifiedName().startsWith("org.springframework.retry.")
+					&& type.getAnnotations().stream()
+						.anyMatch((meta) -> TypeUtils.isOfClassType(meta, SpringRetryMapping.RETRYABLE)
+								|| TypeUtils.isOfClassType(meta, CIRCUIT_BREAKER))) {
+				return annotation;
+			}
+		}
+		return null;
+	}
+
+	/** @return why a use of a composed annotation is left, on a {@code where} ("method", "type") */
+	static String composedUse(J.Annotation composed, String where) {
+		JavaType.FullyQualified type = TypeUtils.asFullyQualified(composed.getType());
+		boolean breaker = type != null && type.getAnnotations().stream()
+			.anyMatch((meta) -> TypeUtils.isOfClassType(meta, CIRCUIT_BREAKER));
+		return "@" + composed.getSimpleName() + " is a composed annotation (meta-annotated with Spring Retry's "
+				+ (breaker ? "@CircuitBreaker" : "@Retryable") + "): Backoff's @Backoff is no meta-annotation; put "
+				+ "@Backoff on this " + where;
+	}
+
 	static J.@Nullable Annotation find(List<J.Annotation> annotations, String type) {
 		for (J.Annotation annotation : annotations) {
 			if (TypeUtils.isOfClassType(annotation.getType(), type)) {

@@ -968,6 +968,76 @@ class MigrateSpringRetryTests implements RewriteTest {
 	}
 
 	@Test
+	void composedAnnotationUsesAreLeftWithSpringRetry() {
+		// Where the composed annotation is used, Spring Retry retries: @EnableRetry stays (beside @EnableBackoff),
+		// and the use is said, whether the annotation is in the project or in a library.
+		String library = """
+				package com.vendor;
+
+				import java.lang.annotation.Retention;
+				import java.lang.annotation.RetentionPolicy;
+
+				import org.springframework.core.annotation.AliasFor;
+				import org.springframework.retry.annotation.Retryable;
+
+				@Retention(RetentionPolicy.RUNTIME)
+				@Retryable
+				public @interface RemoteRetry {
+
+					@AliasFor(annotation = Retryable.class, attribute = "maxAttempts")
+					int attempts() default 3;
+
+				}
+				""";
+		rewriteRun((spec) -> spec.parser(Parsers.withRetryTypes().dependsOn(Stubs.ENABLE_BACKOFF, library)), java("""
+				package com.example;
+
+				import org.springframework.retry.annotation.EnableRetry;
+
+				@EnableRetry
+				class RetryConfiguration {
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.spring.EnableBackoff;
+				import org.springframework.retry.annotation.EnableRetry;
+
+				@EnableBackoff
+				@EnableRetry
+				class RetryConfiguration {
+				}
+				"""), java("""
+				package com.example;
+
+				import com.vendor.RemoteRetry;
+
+				class Quotes {
+
+					@RemoteRetry(attempts = 5)
+					String fetch(String id) {
+						return id;
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import com.vendor.RemoteRetry;
+
+				class Quotes {
+
+					// Backoff migration: left on Spring Retry, @RemoteRetry is a composed annotation (meta-annotated with Spring Retry's @Retryable): Backoff's @Backoff is no meta-annotation; put @Backoff on this method (see docs/migrating.md)
+					@RemoteRetry(attempts = 5)
+					String fetch(String id) {
+						return id;
+					}
+
+				}
+				"""));
+	}
+
+	@Test
 	void recoverInheritedFromASuperclassBecomesTheFallback() {
 		// Spring Retry finds the superclass's @Recover for the subclass's @Retryable; so does Backoff's fallback lookup.
 		rewriteRun(java("""
