@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
+import org.openrewrite.java.tree.Expression;
 import org.openrewrite.java.tree.J;
 import org.openrewrite.java.tree.JavaType;
 import org.openrewrite.java.tree.Statement;
@@ -165,6 +166,14 @@ final class SpringRetryPlan {
 			BackoffAnnotation ours) {
 		JavaType.Method methodType = method.getMethodType();
 		JavaType.FullyQualified superclass = (type.getType() != null) ? type.getType().getSupertype() : null;
+		if (type.getExtends() != null && (superclass == null || superclass instanceof JavaType.Unknown)) {
+			// Its @Recover methods cannot be read: migrating would drop one that Spring Retry calls.
+			String name = (type.getExtends() instanceof Expression written)
+					? Attributes.print(written) : "";
+			ours.unmigratable("its superclass " + name + " is not on the recipe's "
+					+ "class path: a @Recover method there would be its recovery");
+			return null;
+		}
 		Set<String> names = new LinkedHashSet<>();
 		String found = null;
 		while (methodType != null && superclass != null && !"java.lang.Object".equals(superclass.getFullyQualifiedName())) {

@@ -1038,6 +1038,30 @@ class MigrateSpringRetryTests implements RewriteTest {
 	}
 
 	@Test
+	void aSuperclassTheRecipeCannotSeeLeavesTheMethodWhole() {
+		// Spring Retry would take a fitting @Recover of the superclass as the recovery; with the superclass
+		// off the recipe's class path, migrating would drop it unseen.
+		String retryable = """
+				package com.example;
+
+				import org.springframework.retry.annotation.Retryable;
+
+				class Quotes extends com.vendor.RetryingClient {
+
+					%s@Retryable
+					String fetch(String id) {
+						return id;
+					}
+
+				}
+				""";
+		rewriteRun((spec) -> spec.typeValidationOptions(org.openrewrite.test.TypeValidation.none()),
+				java(retryable.formatted(""), retryable.formatted("// Backoff migration: left on Spring Retry, its superclass "
+						+ "com.vendor.RetryingClient is not on the recipe's class path: a @Recover method there would be its "
+						+ "recovery (see docs/migrating.md)\n\t")));
+	}
+
+	@Test
 	void recoverInheritedFromASuperclassBecomesTheFallback() {
 		// Spring Retry finds the superclass's @Recover for the subclass's @Retryable; so does Backoff's fallback lookup.
 		rewriteRun(java("""
