@@ -28,6 +28,10 @@ final class RetryCountReads {
 	/** What a migrated read becomes: Spring Retry's count starts at 0, our number at 1. */
 	static final String REPLACEMENT = "(dev.backoff.CurrentAttempt.number() - 1)";
 
+	/** What a read beyond the count is, as the recipe says it. */
+	static final String BEYOND = "the context's attributes, its last failure, or the count in a lambda or an anonymous "
+			+ "class, which may run on another thread or after the attempt";
+
 	private RetryCountReads() {
 	}
 
@@ -39,7 +43,10 @@ final class RetryCountReads {
 				&& context.getSimpleName().equals("getContext") && isManager(context);
 	}
 
-	/** @return whether the method body uses the manager in any way but {@link #isCountRead count reads} */
+	/**
+	 * @return whether the method body uses the manager in any way but {@link #isCountRead count
+	 * reads} made in the body itself (one in a lambda or an anonymous class counts as another use)
+	 */
 	static boolean readsBeyondCount(J.MethodDeclaration method) {
 		int[] uses = new int[2];
 		new JavaIsoVisitor<int[]>() {
@@ -48,7 +55,11 @@ final class RetryCountReads {
 				if (isManager(invocation)) {
 					counts[0]++;
 				}
-				if (isCountRead(invocation)) {
+				// In a lambda or an anonymous class the read may run on another thread or after the attempt,
+				// where neither library has an attempt: no rewriting is exact.
+				boolean deferred = getCursor().firstEnclosing(J.Lambda.class) != null
+						|| getCursor().firstEnclosing(J.MethodDeclaration.class) != null;
+				if (isCountRead(invocation) && !deferred) {
 					counts[1]++;
 				}
 				return super.visitMethodInvocation(invocation, counts);

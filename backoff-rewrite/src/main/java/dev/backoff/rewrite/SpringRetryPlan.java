@@ -117,12 +117,12 @@ final class SpringRetryPlan {
 			noteAsync(method, ours);
 			if (RetryCountReads.readsBeyondCount(method)) {
 				ours.unmigratable("the method reads RetrySynchronizationManager beyond getContext().getRetryCount() "
-						+ "(the context's attributes, its last failure)");
+						+ "(" + RetryCountReads.BEYOND + ")");
 			}
 			else if (method.getMethodType() != null
 					&& readBeyondCount.contains(RetryCountReads.key(method.getMethodType()))) {
 				ours.unmigratable("an implementation or override reads RetrySynchronizationManager beyond "
-						+ "getContext().getRetryCount() (the context's attributes, its last failure)");
+						+ "getContext().getRetryCount() (" + RetryCountReads.BEYOND + ")");
 			}
 			String name = new Attributes(retryable).string("recover");
 			// A @Recover of this class that fits only another method does not hide a superclass's one that

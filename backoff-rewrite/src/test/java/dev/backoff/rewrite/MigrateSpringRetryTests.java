@@ -531,7 +531,7 @@ class MigrateSpringRetryTests implements RewriteTest {
 							void ship(String id) {
 							}
 
-							// Backoff migration: left on Spring Retry, the method reads RetrySynchronizationManager beyond getContext().getRetryCount() (the context's attributes, its last failure) (see docs/migrating.md)
+							// Backoff migration: left on Spring Retry, the method reads RetrySynchronizationManager beyond getContext().getRetryCount() (the context's attributes, its last failure, or the count in a lambda or an anonymous class, which may run on another thread or after the attempt) (see docs/migrating.md)
 							@Retryable
 							Object count() {
 								return RetrySynchronizationManager.getContext().getAttribute("attempt");
@@ -864,6 +864,34 @@ class MigrateSpringRetryTests implements RewriteTest {
 		migrates("@Retryable(backoff = @Backoff(delay = 100, maxDelay = 500, multiplierExpression = \"${quotes.multiplier:0}\"))", """
 				// Backoff migration, not exact: a multiplier known only at start-up that is 0 or less made Spring Retry wait uniformly between delay and maxDelay (above the delay); here it is taken as 1, a fixed wait (see docs/migrating.md)
 				@Backoff(baseDelay = "100ms", maxDelay = "500ms", multiplier = "#{(${quotes.multiplier:0}) > 1 ? (${quotes.multiplier:0}) : 1}", jitter = Jitter.NONE)""");
+	}
+
+	@Test
+	void retryCountReadsInALambdaLeaveTheMethodWhole() {
+		// The lambda may run on another thread or after the attempt: there Spring Retry has no context, and
+		// CurrentAttempt.number() no attempt, so no rewriting of the read is exact.
+		String method = """
+				package com.example;
+
+				import java.util.concurrent.CompletableFuture;
+
+				import org.springframework.retry.annotation.Retryable;
+				import org.springframework.retry.support.RetrySynchronizationManager;
+
+				%sclass Quotes {
+
+					%s@Retryable
+					CompletableFuture<String> fetch(String id) {
+						return CompletableFuture.supplyAsync(() -> id + RetrySynchronizationManager.getContext().getRetryCount());
+					}
+
+				}
+				""";
+		rewriteRun(java(method.formatted("", ""), method.formatted("// Backoff migration: left on Spring Retry, uses "
+				+ "RetrySynchronizationManager: migrate to BackoffExecutor by hand (see docs/migrating.md)\n",
+				"// Backoff migration: left on Spring Retry, the method reads "
+				+ "RetrySynchronizationManager beyond getContext().getRetryCount() (the context's attributes, its last failure, or "
+				+ "the count in a lambda or an anonymous class, which may run on another thread or after the attempt) (see docs/migrating.md)\n\t")));
 	}
 
 	@Test
@@ -1321,7 +1349,7 @@ class MigrateSpringRetryTests implements RewriteTest {
 
 				interface QuoteSource {
 
-					// Backoff migration: left on Spring Retry, an implementation or override reads RetrySynchronizationManager beyond getContext().getRetryCount() (the context's attributes, its last failure) (see docs/migrating.md)
+					// Backoff migration: left on Spring Retry, an implementation or override reads RetrySynchronizationManager beyond getContext().getRetryCount() (the context's attributes, its last failure, or the count in a lambda or an anonymous class, which may run on another thread or after the attempt) (see docs/migrating.md)
 					@Retryable
 					String fetch(String id);
 
