@@ -3,6 +3,7 @@ package dev.backoff.rewrite;
 import java.util.Comparator;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.openrewrite.ExecutionContext;
 import org.openrewrite.ScanningRecipe;
 import org.openrewrite.SourceFile;
@@ -12,7 +13,9 @@ import org.openrewrite.java.JavaParser;
 import org.openrewrite.java.JavaTemplate;
 import org.openrewrite.java.ShortenFullyQualifiedTypeReferences;
 import org.openrewrite.java.tree.J;
+import org.openrewrite.java.tree.JavaType;
 import org.openrewrite.java.tree.Space;
+import org.openrewrite.java.tree.TypeUtils;
 
 /**
  * The Java recipe of {@code dev.backoff.rewrite.MigrateFrameworkRetryable}: Spring Framework
@@ -77,7 +80,7 @@ public class MigrateFrameworkRetryableCode extends ScanningRecipe<MigrateFramewo
 			@Override
 			public J.ClassDeclaration visitClassDeclaration(J.ClassDeclaration type, ExecutionContext ctx) {
 				J.ClassDeclaration visited = super.visitClassDeclaration(type, ctx);
-				visited = visited.withPrefix(comment(type.getLeadingAnnotations(), visited.getPrefix(), ctx,
+				visited = visited.withPrefix(comment(type.getLeadingAnnotations(), null, visited.getPrefix(), ctx,
 						type.getSimpleName()));
 				if (acc.resilientMethodsLeft
 						&& SpringRetryPlan.find(visited.getLeadingAnnotations(), ENABLE_RESILIENT_METHODS) != null
@@ -104,7 +107,8 @@ public class MigrateFrameworkRetryableCode extends ScanningRecipe<MigrateFramewo
 				J.MethodDeclaration visited = super.visitMethodDeclaration(method, ctx);
 				J.ClassDeclaration type = getCursor().firstEnclosing(J.ClassDeclaration.class);
 				String element = ((type != null) ? type.getSimpleName() : "") + "#" + original.getSimpleName();
-				return visited.withPrefix(comment(original.getLeadingAnnotations(), visited.getPrefix(), ctx, element));
+				return visited.withPrefix(comment(original.getLeadingAnnotations(), original, visited.getPrefix(), ctx,
+						element));
 			}
 
 			@Override
@@ -132,8 +136,8 @@ public class MigrateFrameworkRetryableCode extends ScanningRecipe<MigrateFramewo
 			}
 
 			/** The comment for the Framework @Retryable among the original annotations, if any. */
-			private Space comment(List<J.Annotation> annotations, Space prefix, ExecutionContext ctx,
-					String element) {
+			private Space comment(List<J.Annotation> annotations, J.@Nullable MethodDeclaration method, Space prefix,
+					ExecutionContext ctx, String element) {
 				J.Annotation retryable = SpringRetryPlan.find(annotations, FrameworkRetryableMapping.RETRYABLE);
 				if (retryable == null || Comments.has(prefix)) {
 					return prefix;
@@ -144,6 +148,7 @@ public class MigrateFrameworkRetryableCode extends ScanningRecipe<MigrateFramewo
 					return Comments.add(prefix, " " + Comments.TAG + ": left on Spring Framework's @Retryable, "
 							+ ours.unmigratable() + " (see docs/migrating.md)");
 				}
+				noteFuture(method, ours);
 				if (ours.comment() == null) {
 					return prefix;
 				}
@@ -151,6 +156,22 @@ public class MigrateFrameworkRetryableCode extends ScanningRecipe<MigrateFramewo
 					row(ctx, element, MigrationReport.NOT_EXACT, note);
 				}
 				return Comments.add(prefix, ours.comment());
+			}
+
+			/**
+			 * Framework retries a reactive return type through its adapter, but never one that is a
+			 * {@code Future} (CompletableFuture included): only a synchronous throw, as Spring Retry.
+			 */
+			private void noteFuture(J.@Nullable MethodDeclaration method, BackoffAnnotation ours) {
+				JavaType returned = (method != null && method.getMethodType() != null)
+						? method.getMethodType().getReturnType() : null;
+				JavaType.FullyQualified named = TypeUtils.asFullyQualified(returned);
+				if (named != null && TypeUtils.isAssignableTo("java.util.concurrent.Future", returned)) {
+					ours.note(method.getSimpleName() + " returns " + named.getClassName() + ": Framework's @Retryable "
+							+ "retried only a synchronous throw, never a failed " + named.getClassName() + " (a Future), "
+							+ "which Backoff retries too: the call may now run up to maxAttempts times, so check that it "
+							+ "is safe to repeat");
+				}
 			}
 
 			private void row(ExecutionContext ctx, String element, String kind, String detail) {

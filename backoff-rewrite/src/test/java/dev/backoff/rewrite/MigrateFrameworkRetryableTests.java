@@ -55,6 +55,45 @@ class MigrateFrameworkRetryableTests implements RewriteTest {
 	}
 
 	@Test
+	void futureReturnTypesGainRetriesAndAreReported() {
+		// Framework retries a Mono or Flux (and a CompletionStage) reactively, but a Future, CompletableFuture
+		// included, only when the method throws: a failed future is returned as it is. Backoff retries it.
+		rewriteRun(java("""
+				package com.example;
+
+				import java.util.concurrent.CompletableFuture;
+
+				import org.springframework.resilience.annotation.Retryable;
+
+				class Quotes {
+
+					@Retryable(maxRetries = 2, delay = 100)
+					CompletableFuture<String> fetch(String id) {
+						return CompletableFuture.completedFuture(id);
+					}
+
+				}
+				""", """
+				package com.example;
+
+				import dev.backoff.Backoff;
+				import dev.backoff.Jitter;
+
+				import java.util.concurrent.CompletableFuture;
+
+				class Quotes {
+
+					// Backoff migration, not exact: fetch returns CompletableFuture: Framework's @Retryable retried only a synchronous throw, never a failed CompletableFuture (a Future), which Backoff retries too: the call may now run up to maxAttempts times, so check that it is safe to repeat (see docs/migrating.md)
+					@Backoff(maxAttempts = "3", baseDelay = "100ms", multiplier = "1", jitter = Jitter.NONE)
+					CompletableFuture<String> fetch(String id) {
+						return CompletableFuture.completedFuture(id);
+					}
+
+				}
+				"""));
+	}
+
+	@Test
 	void defaultsAreFourAttemptsOneSecondFixed() {
 		// maxRetries 3 retries after the first call = 4 attempts; delay 1000 ms; multiplier 1.
 		migrates("@Retryable", "@Backoff(maxAttempts = \"4\", baseDelay = \"1s\", multiplier = \"1\", jitter = Jitter.NONE)");
