@@ -59,6 +59,11 @@ final class SpringRetryMapping {
 		}
 		J.Annotation backoff = retry.annotation("backoff");
 		constants(retry, ours, "maxAttemptsExpression", "exceptionExpression");
+		String recover = retry.constantText("recover");
+		if (recover != null) {
+			// Taken as absent, a @Recover of another name that fits by shape would become the fallback.
+			ours.unmigratable(recover + " is a constant: the recipe cannot read which @Recover method it names");
+		}
 		if (backoff != null) {
 			constants(new Attributes(backoff), ours, "delayExpression", "maxDelayExpression", "multiplierExpression",
 					"randomExpression");

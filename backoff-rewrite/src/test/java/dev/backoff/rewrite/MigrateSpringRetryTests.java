@@ -600,6 +600,43 @@ class MigrateSpringRetryTests implements RewriteTest {
 	}
 
 	@Test
+	void aRecoverNamedByAConstantIsLeftWhole() {
+		// Spring Retry calls the method the constant names; taken as absent, a @Recover of another name
+		// that fits by shape would become the fallback.
+		String quotes = """
+				package com.example;
+
+				import java.io.IOException;
+
+				import org.springframework.retry.annotation.Recover;
+				import org.springframework.retry.annotation.Retryable;
+
+				class Quotes {
+
+					static final String RECOVERY = "stale";
+
+					%s@Retryable(recover = RECOVERY)
+					String fetch(String id) throws IOException {
+						return id;
+					}
+
+					%s@Recover
+					String cached(IOException failure, String id) {
+						return "cached";
+					}
+
+					@Recover
+					String stale(IOException failure) {
+						return "stale";
+					}
+
+				}
+				""";
+		rewriteRun(java(quotes.formatted("", ""), quotes.formatted("// Backoff migration: left on Spring Retry, recover = "
+				+ "RECOVERY is a constant: the recipe cannot read which @Recover method it names (see docs/migrating.md)\n\t", "")));
+	}
+
+	@Test
 	void expressionsEvaluatedPerRetryAreLeftWhole() {
 		// Without #{...}, Spring Retry evaluates them on every retry with the arguments.
 		rewriteRun(java("""
