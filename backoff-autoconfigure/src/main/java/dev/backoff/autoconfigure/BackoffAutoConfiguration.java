@@ -5,7 +5,6 @@ import java.util.concurrent.ScheduledExecutorService;
 
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
-import dev.backoff.BackoffPolicy;
 import dev.backoff.NanoClock;
 import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
@@ -13,8 +12,8 @@ import dev.backoff.spring.BackoffConfiguration;
 import dev.backoff.spring.aop.BackoffAnnotationBeanPostProcessor;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.config.BackoffPolicyCustomizer;
 import dev.backoff.spring.http.BackoffHttp;
-import dev.backoff.spring.http.HttpFailures;
 import dev.backoff.spring.http.ReactiveBackoffHttp;
 import dev.backoff.spring.operation.BackoffListenerFactory;
 import dev.backoff.spring.operation.BackoffLogging;
@@ -95,9 +94,11 @@ public final class BackoffAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
-			Environment environment) {
+			ObjectProvider<Clock> clock, ObjectProvider<BackoffPolicyCustomizer> customizers, Environment environment) {
 		BackoffPropertiesCheck.check(environment);
-		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(), BackoffPolicy.defaults(), beanFactory);
+		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(),
+				BackoffConfiguration.basePolicy(beanFactory.getBeanClassLoader(), clock), beanFactory,
+				customizers.orderedStream().toList());
 	}
 
 	@Bean
@@ -162,22 +163,12 @@ public final class BackoffAutoConfiguration {
 	}
 
 	/**
-	 * With spring-web present, policies without {@code retry-on} classify HTTP failures by
-	 * status and honour their {@code Retry-After}. Registered before the plain policies above,
-	 * which then back off.
+	 * With spring-web present, the HTTP clients' beans (and policies without {@code retry-on}
+	 * classify HTTP failures by status: {@link BackoffConfiguration#basePolicy}).
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.web.client.RestClientResponseException")
 	static class HttpPoliciesConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
-				ObjectProvider<Clock> clock, Environment environment) {
-			BackoffPropertiesCheck.check(environment);
-			return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(),
-					HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)), beanFactory);
-		}
 
 		@Bean
 		@ConditionalOnMissingBean

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
 import dev.backoff.Backoff;
+import dev.backoff.spring.config.PolicySetting;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,16 +45,24 @@ class BackoffConfigurationMetadataTests {
 	}
 
 	@Test
-	void describesEveryKeyOfDefaults() throws IOException {
+	void describesEverySettingOfThePolicyTableWithItsType() throws IOException {
 		DocumentContext metadata = metadata();
-		for (String key : List.of("max-attempts", "base-delay", "max-delay", "multiplier", "jitter", "max-elapsed",
-				"attempt-timeout", "retry-on", "abort-on", "retry-on-exception", "max-retry-after", "throttle-base-delay",
-				"throttle-max-delay", "throttle-on", "retry-non-idempotent", "budget.enabled", "budget.max-tokens",
-				"budget.token-ratio", "budget.throttle-cost")) {
-			assertThat((String) property(metadata, "backoff.defaults." + key).get("description")).as(key)
-				.isNotBlank()
-				.endsWith(".");
+		for (PolicySetting<?> setting : PolicySetting.all()) {
+			Map<String, Object> property = property(metadata, "backoff.defaults." + setting.propertyName());
+			assertThat((String) property.get("description")).as(setting.name()).isNotBlank().endsWith(".");
+			assertThat((String) property.get("type")).as(setting.name())
+				.isEqualTo((setting.type() == List.class) ? "java.util.List<java.lang.String>" : setting.type().getName());
 		}
+	}
+
+	@Test
+	void describesNoPolicyKeyThatIsNotInTheTable() throws IOException {
+		List<String> names = metadata().read("$.properties[*].name");
+		assertThat(names.stream().filter((name) -> name.startsWith("backoff.defaults.")))
+			.containsExactlyInAnyOrderElementsOf(PolicySetting.all()
+				.stream()
+				.map((setting) -> "backoff.defaults." + setting.propertyName())
+				.toList());
 	}
 
 	@Test

@@ -18,6 +18,7 @@ import dev.backoff.RetryBudget;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffPolicies.SettingChange;
 import dev.backoff.spring.metrics.BackoffBudgetMetrics;
@@ -273,7 +274,7 @@ class BackoffLivePoliciesTests {
 		this.runner.run((context) -> {
 			// The environment no longer has backoff.policies.remote: only "other" stays.
 			BackoffProperties properties = new BackoffProperties();
-			properties.getPolicies().put("other", new BackoffProperties.Policy());
+			properties.getPolicies().put("other", new PolicySettings());
 			assertThatExceptionOfType(BackoffConfigurationException.class)
 				.isThrownBy(() -> source(context).rebind(properties))
 				.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.policies.remote"))

@@ -185,8 +185,8 @@ class BackoffRetryOnExceptionTests {
 					.policies()
 					.policies()
 					.get("codes");
-				assertThat(codes.settings().retryOnException()).isEqualTo("#exception.code == 'INVALID'");
-				assertThat(codes.methods().get("CodedClient.namedOverridden").settings().retryOnException())
+				assertThat(codes.settings().get("retryOnException")).isEqualTo("#exception.code == 'INVALID'");
+				assertThat(codes.methods().get("CodedClient.namedOverridden").settings().get("retryOnException"))
 					.isEqualTo("#exception.code == 'THROTTLED'");
 			});
 	}

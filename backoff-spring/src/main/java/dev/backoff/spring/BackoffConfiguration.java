@@ -12,6 +12,7 @@ import dev.backoff.RandomSource;
 import dev.backoff.Sleeper;
 import dev.backoff.spring.aop.BackoffAnnotationBeanPostProcessor;
 import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.config.BackoffPolicyCustomizer;
 import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.SettingsBinder;
 import dev.backoff.spring.http.BackoffHttp;
@@ -29,6 +30,8 @@ import dev.backoff.spring.operation.BackoffScheduler;
 import dev.backoff.spring.operation.CallObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -75,11 +78,21 @@ public class BackoffConfiguration {
 
 	@Bean
 	BackoffPolicies backoffPolicies(BackoffSettings settings, ConfigurableBeanFactory beanFactory,
-			ObjectProvider<Clock> clock) {
-		// With spring-web, policies without retry-on classify HTTP failures by status, as under Boot.
-		BackoffPolicy base = ClassUtils.isPresent(BackoffConditions.HTTP_FAILURE, beanFactory.getBeanClassLoader())
+			ObjectProvider<Clock> clock, ObjectProvider<BackoffPolicyCustomizer> customizers) {
+		return BackoffPolicies.of(settings, beanFactory.getBeanClassLoader(),
+				basePolicy(beanFactory.getBeanClassLoader(), clock), beanFactory, customizers.orderedStream().toList());
+	}
+
+	/**
+	 * What {@code backoff.defaults} starts from, under Boot as under {@code @EnableBackoff}.
+	 * @param classLoader the application's class loader
+	 * @param clock the clock that reads an HTTP date in a {@code Retry-After}, if the application has one
+	 * @return with spring-web, a policy that classifies HTTP failures by status and honours their
+	 * {@code Retry-After} where {@code retry-on} is not set; otherwise {@link BackoffPolicy#defaults()}
+	 */
+	public static BackoffPolicy basePolicy(@Nullable ClassLoader classLoader, ObjectProvider<Clock> clock) {
+		return ClassUtils.isPresent(BackoffConditions.HTTP_FAILURE, classLoader)
 				? HttpFailures.defaults(clock.getIfUnique(Clock::systemUTC)) : BackoffPolicy.defaults();
-		return BackoffPolicies.of(settings, beanFactory.getBeanClassLoader(), base, beanFactory);
 	}
 
 	@Bean

@@ -32,8 +32,8 @@ public final class BackoffEndpointAutoConfiguration {
 	}
 
 	@Bean
-	OperationInvokerAdvisor backoffUnknownSettingsAdvisor() {
-		return new UnknownSettingsAdvisor();
+	OperationInvokerAdvisor backoffSettingsBodyAdvisor() {
+		return new SettingsBodyAdvisor();
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 import dev.backoff.autoconfigure.BackoffProperties;
+import dev.backoff.spring.config.PolicySettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aot.hint.TypeReference;
@@ -53,10 +54,10 @@ class BackoffPropertiesAotProcessor implements BeanFactoryInitializationAotProce
 
 	/** Every class name under {@code retry-on} and {@code abort-on}, of the defaults and of each policy. */
 	static Set<String> exceptionTypes(BackoffProperties properties) {
-		List<BackoffProperties.Policy> all = new ArrayList<>(properties.getPolicies().values());
+		List<PolicySettings> all = new ArrayList<>(properties.getPolicies().values());
 		all.add(properties.getDefaults());
 		Set<String> types = new LinkedHashSet<>();
-		for (BackoffProperties.Policy policy : all) {
+		for (PolicySettings policy : all) {
 			addAll(types, policy.getRetryOn());
 			addAll(types, policy.getAbortOn());
 		}

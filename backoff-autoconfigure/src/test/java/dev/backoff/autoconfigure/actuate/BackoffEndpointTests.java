@@ -2,6 +2,7 @@ package dev.backoff.autoconfigure.actuate;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
@@ -51,22 +52,20 @@ class BackoffEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff",
 				"backoff.policies.quotes.budget.enabled=true").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
-			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", null, null, null, null,
-					null, null, null, null, "2s", null, "true", null, null, null, "0.5");
+			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", body("throttleBaseDelay", "2s", "retryNonIdempotent", "true", "budgetThrottleCost", "0.5"));
 			assertThat(response.getStatus()).isEqualTo(200);
 			ChangeDescriptor changed = (ChangeDescriptor) response.getBody();
 			assertThat(changed.changes().get("quotes")).containsOnlyKeys("maxRetryAfter", "throttleBaseDelay", "throttleMaxDelay",
 					"retryNonIdempotent", "budget.throttleCost");
-			assertThat(changed.settings().throttleMaxDelay()).isEqualTo("2s");
-			assertThat(changed.settings().budget().throttleCost()).isEqualTo(0.5);
+			assertThat(changed.settings().get("throttleMaxDelay")).isEqualTo("2s");
+			assertThat(budget(changed.settings()).throttleCost()).isEqualTo(0.5);
 			assertThat(context.getBean(BackoffPolicies.class).isRetryNonIdempotent("quotes")).isTrue();
 			BackoffEndpoint.PreviewDescriptor preview = (BackoffEndpoint.PreviewDescriptor) endpoint.preview("quotes")
 				.getBody();
 			// 2s × 2^(n−1), capped at 2s (max-delay 1s): every throttled ceiling is the cap.
 			assertThat(preview.throttling()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsOnly("2s");
 			InvalidChangeDescriptor refused = (InvalidChangeDescriptor) endpoint
-				.change("quotes", null, null, null, null, null, null, null, null, "100ms", null, null, null, null, null,
-						null)
+				.change("quotes", body("throttleBaseDelay", "100ms"))
 				.getBody();
 			assertThat(refused.property()).isEqualTo("backoff.policies.quotes.throttle-base-delay");
 			assertThat(refused.rule()).isEqualTo("must be at least base-delay (200ms): a retry after throttling waits "
@@ -102,26 +101,25 @@ class BackoffEndpointTests {
 	void changesAPolicyAndListsWhatDiffersFromTheConfiguration() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
-			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", "1", null, null, "1.5",
-					"full", null, null, null, null, null, null, null, "8", null, null);
+			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", body("maxAttempts", "1", "multiplier", "1.5", "jitter", "full", "budgetMaxTokens", "8"));
 			assertThat(response.getStatus()).isEqualTo(200);
 			ChangeDescriptor change = (ChangeDescriptor) response.getBody();
 			assertThat(change.changes().get("quotes")).containsOnlyKeys("maxAttempts", "multiplier", "jitter",
 					"budget.enabled", "budget.maxTokens", "budget.tokenRatio", "budget.throttleCost");
-			assertThat(change.settings().maxAttempts()).isEqualTo(1);
-			assertThat(change.settings().budget().tokens()).isEqualTo(8.0);
+			assertThat(change.settings().get("maxAttempts")).isEqualTo(1);
+			assertThat(budget(change.settings()).tokens()).isEqualTo(8.0);
 			PolicyDescriptor quotes = endpoint.policies().policies().get("quotes");
 			assertThat(quotes.changes()).containsEntry("maxAttempts", new SettingChange(5, 1))
 				.containsEntry("jitter", new SettingChange("none", "full"));
-			assertThat(quotes.settings().maxAttempts()).isEqualTo(1);
-			assertThat(quotes.methods().get("Quotes.fetch").settings().maxAttempts()).isEqualTo(1);
+			assertThat(quotes.settings().get("maxAttempts")).isEqualTo(1);
+			assertThat(quotes.methods().get("Quotes.fetch").settings().get("maxAttempts")).isEqualTo(1);
 			// The annotation's maxAttempts = "2" still wins for its method.
-			assertThat(quotes.methods().get("Quotes.fetchTwice").settings().maxAttempts()).isEqualTo(2);
+			assertThat(quotes.methods().get("Quotes.fetchTwice").settings().get("maxAttempts")).isEqualTo(2);
 			assertThat(preview(endpoint, "quotes").schedule()).isEmpty();
 			assertThat(endpoint.policies().policies().get("polling").changes()).isNull();
 			assertThat(endpoint.reset("quotes").getStatus()).isEqualTo(200);
 			assertThat(endpoint.policies().policies().get("quotes").changes()).isNull();
-			assertThat(endpoint.policies().policies().get("quotes").settings().maxAttempts()).isEqualTo(5);
+			assertThat(endpoint.policies().policies().get("quotes").settings().get("maxAttempts")).isEqualTo(5);
 		});
 	}
 
@@ -129,22 +127,21 @@ class BackoffEndpointTests {
 	void refusesAnInvalidChangeWithThePropertyTheValueAndTheRule() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
-			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", "2", null, "2s", "0.5",
-					null, null, null, null, null, null, null, null, null, null, null);
+			WebEndpointResponse<OperationResponseBody> response = endpoint.change("quotes", body("maxAttempts", "2", "maxDelay", "2s", "multiplier", "0.5"));
 			assertThat(response.getStatus()).isEqualTo(400);
 			InvalidChangeDescriptor invalid = (InvalidChangeDescriptor) response.getBody();
 			assertThat(invalid.property()).isEqualTo("backoff.policies.quotes.multiplier");
 			assertThat(invalid.value()).isEqualTo("0.5");
 			assertThat(invalid.rule()).isEqualTo("must be a finite number of at least 1 (1 gives a fixed delay)");
 			assertThat(invalid.message()).startsWith("backoff.policies.quotes.multiplier was '0.5', but " + invalid.rule());
-			assertThat(endpoint.policies().policies().get("quotes").settings().maxAttempts()).isEqualTo(5);
+			assertThat(endpoint.policies().policies().get("quotes").settings().get("maxAttempts")).isEqualTo(5);
 			assertThat(endpoint.policies().policies().get("quotes").changes()).isNull();
 			InvalidChangeDescriptor empty = (InvalidChangeDescriptor) endpoint
-				.change("quotes", null, null, null, null, null, null, null, null, null, null, null, null, null, null, null)
+				.change("quotes", body())
 				.getBody();
 			assertThat(empty.message()).startsWith("the body names no setting to change");
 			InvalidChangeDescriptor budget = (InvalidChangeDescriptor) endpoint
-				.change("quotes", null, null, null, null, null, null, null, null, null, null, null, "true", "0.5", null, null)
+				.change("quotes", body("budgetEnabled", "true", "budgetMaxTokens", "0.5"))
 				.getBody();
 			assertThat(budget.property()).isEqualTo("backoff.policies.quotes.budget.max-tokens");
 		});
@@ -157,12 +154,10 @@ class BackoffEndpointTests {
 			.run((context) -> {
 				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 				for (String policy : List.of("paymentGateway", "Quotes_V2")) {
-					WebEndpointResponse<OperationResponseBody> response = endpoint.change(policy, "2", null, null, null,
-							null, null, null, null, null, null, null, null, null, null, null);
+					WebEndpointResponse<OperationResponseBody> response = endpoint.change(policy, body("maxAttempts", "2"));
 					assertThat(response.getStatus()).isEqualTo(200);
 					assertThat(context.getBean(BackoffPolicies.class).get(policy).getSchedule().getMaxAttempts()).isEqualTo(2);
-					WebEndpointResponse<OperationResponseBody> refused = endpoint.change(policy, null, null, null,
-							null, "fullest", null, null, null, null, null, null, null, null, null, null);
+					WebEndpointResponse<OperationResponseBody> refused = endpoint.change(policy, body("jitter", "fullest"));
 					assertThat(refused.getStatus()).isEqualTo(400);
 					assertThat(((InvalidChangeDescriptor) refused.getBody()).property())
 						.isEqualTo("backoff.policies." + policy + ".jitter");
@@ -175,8 +170,7 @@ class BackoffEndpointTests {
 	void answers404WithABodyForAChangeOfAnUnknownPolicy() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
-			WebEndpointResponse<OperationResponseBody> response = endpoint.change("nope", "1", null, null, null, null,
-					null, null, null, null, null, null, null, null, null, null);
+			WebEndpointResponse<OperationResponseBody> response = endpoint.change("nope", body("maxAttempts", "1"));
 			assertThat(response.getStatus()).isEqualTo(404);
 			assertThat(((InvalidChangeDescriptor) response.getBody()).message())
 				.isEqualTo("No Backoff policy is named 'nope'; configured: defaults, quotes, polling");
@@ -192,12 +186,12 @@ class BackoffEndpointTests {
 			.run((context) -> {
 				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 				assertThat(endpoint.policies().nested()).isEqualTo("outermost");
-				BackoffEndpoint.SettingsDescriptor quotes = endpoint.policies().policies().get("quotes").settings();
-				assertThat(quotes.budget()).isEqualTo(new BackoffEndpoint.BudgetDescriptor(4.0, 0.1, 0.357, 4.0, true));
-				assertThat(quotes.maxRetryAfter()).isEqualTo("30s");
-				BackoffEndpoint.SettingsDescriptor polling = endpoint.policies().policies().get("polling").settings();
-				assertThat(polling.budget()).isNull();
-				assertThat(polling.maxRetryAfter()).isEqualTo("20s");
+				Map<String, Object> quotes = endpoint.policies().policies().get("quotes").settings();
+				assertThat(budget(quotes)).isEqualTo(new BackoffEndpoint.BudgetDescriptor(4.0, 0.1, 0.357, 4.0, true));
+				assertThat(quotes.get("maxRetryAfter")).isEqualTo("30s");
+				Map<String, Object> polling = endpoint.policies().policies().get("polling").settings();
+				assertThat(budget(polling)).isNull();
+				assertThat(polling.get("maxRetryAfter")).isEqualTo("20s");
 			});
 	}
 
@@ -207,15 +201,15 @@ class BackoffEndpointTests {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			assertThat(endpoint.policies().policies()).containsOnlyKeys("defaults", "quotes", "polling");
 			PolicyDescriptor quotes = endpoint.policies().policies().get("quotes");
-			assertThat(quotes.settings().maxAttempts()).isEqualTo(5);
-			assertThat(quotes.settings().baseDelay()).isEqualTo("200ms");
-			assertThat(quotes.settings().maxDelay()).isEqualTo("1s");
-			assertThat(quotes.settings().jitter()).isEqualTo("none");
+			assertThat(quotes.settings().get("maxAttempts")).isEqualTo(5);
+			assertThat(quotes.settings().get("baseDelay")).isEqualTo("200ms");
+			assertThat(quotes.settings().get("maxDelay")).isEqualTo("1s");
+			assertThat(quotes.settings().get("jitter")).isEqualTo("none");
 			// Inherited from backoff.defaults, which inherits the built-in default.
-			assertThat(quotes.settings().multiplier()).isEqualTo(2.0);
+			assertThat(quotes.settings().get("multiplier")).isEqualTo(2.0);
 			// 200ms + 400ms + 800ms + 1s (capped)
 			assertThat(quotes.worstCaseTotalDelay()).isEqualTo("2400ms");
-			assertThat(endpoint.policies().policies().get("polling").settings().jitter()).isEqualTo("equal");
+			assertThat(endpoint.policies().policies().get("polling").settings().get("jitter")).isEqualTo("equal");
 		});
 	}
 
@@ -236,7 +230,7 @@ class BackoffEndpointTests {
 			assertThat(policy.methods().get("Quotes.fetch").calls()).containsExactly(entry("success", 1L),
 					entry("success_after_retry", 1L));
 			assertThat(policy.methods().get("Quotes.fetchTwice").calls()).isEmpty();
-			assertThat(policy.methods().get("Quotes.fetchTwice").settings().maxAttempts()).isEqualTo(2);
+			assertThat(policy.methods().get("Quotes.fetchTwice").settings().get("maxAttempts")).isEqualTo(2);
 			assertThat(policy.methods().get("Quotes.fetchTwice").worstCaseTotalDelay()).isEqualTo("200ms");
 		});
 	}
@@ -326,7 +320,7 @@ class BackoffEndpointTests {
 			.run((context) -> {
 				PreviewDescriptor preview = preview(context.getBean(BackoffEndpoint.class), "quotes");
 				assertThat(preview.retries()).isEqualTo(99);
-				assertThat(preview.schedule()).hasSize(BackoffEndpoint.MAX_PREVIEW_RETRIES);
+				assertThat(preview.schedule()).hasSize(SchedulePreviews.MAX_PREVIEW_RETRIES);
 				assertThat(preview.listed()).isEqualTo("the first 50 of 99 retries; the worst case counts them all");
 			});
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff")
@@ -358,29 +352,26 @@ class BackoffEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			// Quotes' methods are blocking: Java cannot stop their threads.
-			WebEndpointResponse<OperationResponseBody> refused = endpoint.change("quotes", null, null, null, null, null,
-					null, "2s", null, null, null, null, null, null, null, null);
+			WebEndpointResponse<OperationResponseBody> refused = endpoint.change("quotes", body("attemptTimeout", "2s"));
 			assertThat(refused.getStatus()).isEqualTo(400);
 			InvalidChangeDescriptor invalid = (InvalidChangeDescriptor) refused.getBody();
 			assertThat(invalid.property()).isEqualTo("backoff.policies.quotes.attempt-timeout");
 			assertThat(invalid.value()).isEqualTo("2s");
 			assertThat(invalid.rule()).contains("Quotes.fetch").contains("which is blocking");
-			assertThat(endpoint.policies().policies().get("quotes").settings().attemptTimeout()).isNull();
+			assertThat(endpoint.policies().policies().get("quotes").settings().get("attemptTimeout")).isNull();
 			// A policy without blocking methods takes it, and the listing shows it.
-			WebEndpointResponse<OperationResponseBody> polling = endpoint.change("polling", null, null, null, null,
-					null, null, "2s", null, null, null, null, null, null, null, null);
+			WebEndpointResponse<OperationResponseBody> polling = endpoint.change("polling", body("attemptTimeout", "2s"));
 			assertThat(polling.getStatus()).isEqualTo(200);
 			assertThat(((ChangeDescriptor) polling.getBody()).changes().get("polling"))
 				.containsOnly(entry("attemptTimeout", new SettingChange(null, "2s")));
-			assertThat(endpoint.policies().policies().get("polling").settings().attemptTimeout()).isEqualTo("2s");
+			assertThat(endpoint.policies().policies().get("polling").settings().get("attemptTimeout")).isEqualTo("2s");
 			// The defaults' timeout is for non-blocking methods: the blocking ones are listed without it.
-			assertThat(endpoint.change("defaults", null, null, null, null, null, null, "3s", null, null, null, null,
-					null, null, null, null)
+			assertThat(endpoint.change("defaults", body("attemptTimeout", "3s"))
 				.getStatus()).isEqualTo(200);
 			PolicyDescriptor quotes = endpoint.policies().policies().get("quotes");
-			assertThat(quotes.settings().attemptTimeout()).isEqualTo("3s");
+			assertThat(quotes.settings().get("attemptTimeout")).isEqualTo("3s");
 			assertThat(quotes.methods().values()).isNotEmpty()
-				.allSatisfy((method) -> assertThat(method.settings().attemptTimeout()).isNull());
+				.allSatisfy((method) -> assertThat(method.settings().get("attemptTimeout")).isNull());
 		});
 	}
 
@@ -430,6 +421,19 @@ class BackoffEndpointTests {
 			return "quote";
 		}
 
+	}
+
+	/** A change's request body: setting, value, setting, value… */
+	private static Map<String, Object> body(Object... settings) {
+		Map<String, Object> body = new java.util.LinkedHashMap<>();
+		for (int i = 0; i < settings.length; i += 2) {
+			body.put((String) settings[i], settings[i + 1]);
+		}
+		return body;
+	}
+
+	private static BackoffEndpoint.BudgetDescriptor budget(Map<String, Object> settings) {
+		return (BackoffEndpoint.BudgetDescriptor) settings.get("budget");
 	}
 
 }

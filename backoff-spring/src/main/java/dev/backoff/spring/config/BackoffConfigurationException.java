@@ -100,6 +100,18 @@ public class BackoffConfigurationException extends IllegalStateException {
 				"Correct the key's spelling, or remove it.");
 	}
 
+	/**
+	 * A value that a {@link BackoffPolicyCustomizer} set, which the policy's rules refuse.
+	 * @param policy the policy's name, or {@value BackoffPolicies#DEFAULTS}
+	 * @param cause the core's refusal, naming the setting and the rule
+	 * @return the exception naming the customizer, the value and the rule
+	 */
+	static BackoffConfigurationException customized(String policy, dev.backoff.InvalidPolicyException cause) {
+		String where = "a BackoffPolicyCustomizer of policy '" + policy + "' (" + cause.getSetting() + ")";
+		return new BackoffConfigurationException(where, cause.getValue(), cause.getRule(),
+				"Correct the " + cause.getSetting() + " the customizer sets: it " + cause.getRule() + ".", cause);
+	}
+
 	/** @return where the value was given */
 	public String getProperty() {
 		return this.property;

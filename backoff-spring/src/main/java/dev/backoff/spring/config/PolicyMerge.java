@@ -4,110 +4,113 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.InvalidPolicyException;
-import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
 
 /**
- * The one merge of settings onto a policy: levels of {@link BackoffSettings.Policy} applied in
- * order over a base policy ({@code backoff.defaults}, then {@code backoff.policies.<name>},
- * then a {@code @Backoff}'s attributes), one line per setting. It remembers which level set
- * each setting, so that a value the core rejects is reported under the property (or attribute)
- * that gave it, with the core's rule in that level's words.
+ * The one merge of settings onto a policy: levels of {@link PolicySettings} ({@code backoff.defaults},
+ * then {@code backoff.policies.<name>}, then the changes made at run time or a {@code @Backoff}'s
+ * attributes), the most specific value of each row of the table winning. It remembers which
+ * level gave each value, so that a value the core rejects is reported under the property (or
+ * attribute) that gave it, with the core's rule in that level's words.
  */
 final class PolicyMerge {
 
 	private final List<Level> levels;
 
-	/** The last level that set each setting, and the value it gave, by the core's setting name. */
-	private final Map<String, Origin> origins = new HashMap<>();
+	private final PolicySettings merged = new PolicySettings();
+
+	/** The level that gave each setting, by its name. */
+	private final Map<String, Integer> origins = new HashMap<>();
 
 	private PolicyMerge(List<Level> levels) {
 		this.levels = levels;
+		for (int i = 0; i < levels.size(); i++) {
+			for (PolicySetting<?> setting : PolicySetting.all()) {
+				Object value = setting.get(levels.get(i).settings());
+				if (value != null) {
+					setting.set(this.merged, value);
+					this.origins.put(setting.name(), i);
+				}
+			}
+		}
+	}
+
+	/** @param levels the settings, least specific first */
+	static PolicyMerge of(List<Level> levels) {
+		return new PolicyMerge(levels);
 	}
 
 	/**
 	 * @param base the policy the levels start from
-	 * @param levels the settings, least specific first
-	 * @param classLoader loads the {@code retry-on} and {@code abort-on} types
-	 * @param expressions parses {@code retry-on-exception}
-	 * @param name the policy's name, for the log of a failing expression
-	 * @return the merged policy
+	 * @param context loads classes, parses SpEL and customizes, for the named policy
+	 * @return the merged policy: the configured values, then the customizers' changes, then the
+	 * values of the changes made at run time and of an annotation
 	 * @throws BackoffConfigurationException naming the setting at fault where it was given
 	 */
-	static BackoffPolicy policy(BackoffPolicy base, List<Level> levels, @Nullable ClassLoader classLoader,
-			BackoffExpressions expressions, String name) {
-		PolicyMerge merge = new PolicyMerge(levels);
+	BackoffPolicy policy(BackoffPolicy base, Context context) {
 		BackoffPolicy.Builder builder = base.toBuilder();
-		for (int i = 0; i < levels.size(); i++) {
-			Level level = levels.get(i);
-			BackoffSettings.Policy settings = level.settings();
-			merge.map(i, "maxAttempts", settings.getMaxAttempts(), builder::maxAttempts);
-			merge.map(i, "baseDelay", settings.getBaseDelay(), builder::baseDelay);
-			merge.map(i, "maxDelay", settings.getMaxDelay(), builder::maxDelay);
-			merge.map(i, "multiplier", settings.getMultiplier(), builder::multiplier);
-			merge.map(i, "jitter", settings.getJitter(), builder::jitter);
-			merge.map(i, "maxElapsed", settings.getMaxElapsed(), builder::maxElapsed);
-			merge.map(i, "attemptTimeout", settings.getAttemptTimeout(), builder::attemptTimeout);
-			merge.map(i, "maxRetryAfter", settings.getMaxRetryAfter(), builder::maxRetryAfter);
-			merge.map(i, "retryOn", settings.getRetryOn(),
-					(names) -> builder.retryOn(types(level.where("retryOn"), names, classLoader)));
-			merge.map(i, "abortOn", settings.getAbortOn(),
-					(names) -> builder.abortOn(types(level.where("abortOn"), names, classLoader)));
-			merge.map(i, "throttleBaseDelay", settings.getThrottleBaseDelay(), builder::throttleBaseDelay);
-			merge.map(i, "throttleMaxDelay", settings.getThrottleMaxDelay(), builder::throttleMaxDelay);
-			merge.map(i, "throttleOn", settings.getThrottleOn(),
-					(names) -> builder.throttleOn(types(level.where("throttleOn"), names, classLoader)));
-			merge.map(i, "retryOnException", settings.getRetryOnException(), (text) -> builder
-				.retryOnException(expressions.retryOnException(text, level.where("retryOnException"), name)));
+		apply(builder, context, false);
+		for (BackoffPolicyCustomizer customizer : context.customizers()) {
+			customizer.customize(context.name(), builder);
 		}
-		if (merge.defaultAttemptTimeoutOutlastsMaxElapsed()) {
+		apply(builder, context, true);
+		if (defaultAttemptTimeoutOutlastsMaxElapsed()) {
 			// backoff.defaults' attempt timeout is for non-blocking methods only: the policy stays valid for
-			// blocking ones, and the operation source refuses it for the others (BackoffOperationSource#state).
+			// blocking ones, and the operation source refuses it for the others.
 			builder.attemptTimeout(null);
 		}
 		try {
 			return builder.build();
 		}
 		catch (InvalidPolicyException ex) {
-			throw merge.rejected(ex);
+			if (!context.customizers().isEmpty()) {
+				try {
+					policy(base, context.withoutCustomizers());
+				}
+				catch (BackoffConfigurationException configured) {
+					throw configured;
+				}
+				throw BackoffConfigurationException.customized(context.name(), ex);
+			}
+			throw rejected(ex);
+		}
+	}
+
+	private void apply(BackoffPolicy.Builder builder, Context context, boolean overCustomizers) {
+		for (PolicySetting<?> setting : PolicySetting.all()) {
+			Object value = setting.get(this.merged);
+			if (value != null && setting.isPolicy()
+					&& this.levels.get(this.origins.get(setting.name())).overCustomizers() == overCustomizers) {
+				setting.apply(builder, value, new At(where(setting), context));
+			}
 		}
 	}
 
 	/** Whether only {@code backoff.defaults} sets the attempt timeout, and a more specific level a shorter max-elapsed. */
 	private boolean defaultAttemptTimeoutOutlastsMaxElapsed() {
-		Origin timeout = this.origins.get("attemptTimeout");
-		Origin maxElapsed = this.origins.get("maxElapsed");
-		return timeout != null && maxElapsed != null && maxElapsed.level() > timeout.level()
-				&& BackoffPolicies.DEFAULTS_PREFIX.equals(this.levels.get(timeout.level()).prefix())
-				&& ((Duration) timeout.value()).compareTo((Duration) maxElapsed.value()) > 0;
+		int timeout = origin(PolicySettings.ATTEMPT_TIMEOUT.name());
+		int maxElapsed = origin(PolicySettings.MAX_ELAPSED.name());
+		return timeout >= 0 && maxElapsed > timeout
+				&& BackoffPolicies.DEFAULTS_PREFIX.equals(this.levels.get(timeout).prefix())
+				&& this.merged.getAttemptTimeout().compareTo(this.merged.getMaxElapsed()) > 0;
 	}
 
 	/**
-	 * @param levels the settings, least specific first; only YAML levels set a budget
 	 * @return a new retry budget, or {@code null} when the levels leave it off: on when
 	 * {@code enabled} is true, or when {@code max-tokens}, {@code token-ratio} or {@code throttle-cost} is set and
 	 * {@code enabled} is not false
 	 * @throws BackoffConfigurationException naming the setting at fault where it was given
 	 */
-	static @Nullable RetryBudget budget(List<Level> levels) {
-		PolicyMerge merge = new PolicyMerge(levels);
-		BackoffSettings.Budget budget = new BackoffSettings.Budget();
-		for (int i = 0; i < levels.size(); i++) {
-			BackoffSettings.Budget settings = levels.get(i).settings().getBudget();
-			merge.map(i, "budget.enabled", settings.getEnabled(), budget::setEnabled);
-			merge.map(i, "budget.maxTokens", settings.getMaxTokens(), budget::setMaxTokens);
-			merge.map(i, "budget.tokenRatio", settings.getTokenRatio(), budget::setTokenRatio);
-			merge.map(i, "budget.throttleCost", settings.getThrottleCost(), budget::setThrottleCost);
-		}
+	@Nullable RetryBudget budget() {
+		PolicySettings.Budget budget = this.merged.getBudget();
 		Boolean enabled = budget.getEnabled();
 		Double maxTokens = budget.getMaxTokens();
 		Double tokenRatio = budget.getTokenRatio();
@@ -121,29 +124,27 @@ final class PolicyMerge {
 					(throttleCost != null) ? throttleCost : RetryBudget.DEFAULT_THROTTLE_COST);
 		}
 		catch (InvalidPolicyException ex) {
-			throw merge.rejected(ex);
+			throw rejected(ex);
 		}
+	}
+
+	/** @return whether HTTP clients retry POST and PATCH requests without an Idempotency-Key; false when no level says */
+	boolean retryNonIdempotent() {
+		return Boolean.TRUE.equals(this.merged.getRetryNonIdempotent());
 	}
 
 	/**
-	 * @param levels the settings, least specific first
-	 * @return whether HTTP clients retry POST and PATCH requests without an Idempotency-Key:
-	 * the most specific level's {@code retry-non-idempotent}, false when none sets it
+	 * @param setting a setting
+	 * @return where the most specific level other than {@code backoff.defaults} sets it, or {@code null}
 	 */
-	static boolean retryNonIdempotent(List<Level> levels) {
-		boolean retry = false;
-		for (Level level : levels) {
-			Boolean value = level.settings().getRetryNonIdempotent();
-			retry = (value != null) ? value : retry;
+	@Nullable String ownProperty(PolicySetting<?> setting) {
+		String property = null;
+		for (Level level : this.levels) {
+			if (!BackoffPolicies.DEFAULTS_PREFIX.equals(level.prefix()) && setting.get(level.settings()) != null) {
+				property = level.where(setting.name());
+			}
 		}
-		return retry;
-	}
-
-	private <T> void map(int level, String setting, @Nullable T value, Consumer<T> to) {
-		if (value != null) {
-			to.accept(value);
-			this.origins.put(setting, new Origin(level, value));
-		}
+		return property;
 	}
 
 	/** Reports a rejected value under the most specific level that set it. */
@@ -151,13 +152,15 @@ final class PolicyMerge {
 		String setting = ex.getSetting();
 		Object value = ex.getValue();
 		String related = ex.getRelatedSetting();
-		if ("maxDelay".equals(setting) && origin("baseDelay") > origin("maxDelay")) {
+		String baseDelay = PolicySettings.BASE_DELAY.name();
+		String maxDelay = PolicySettings.MAX_DELAY.name();
+		if (maxDelay.equals(setting) && origin(baseDelay) > origin(maxDelay)) {
 			// max-delay < base-delay, but the base delay is what the more specific level set: name it.
-			Level level = this.levels.get(origin("baseDelay"));
-			String rule = "must be at most " + level.name("maxDelay") + " (" + format(value) + ")";
-			return new BackoffConfigurationException(level.where("baseDelay"),
-					format(this.origins.get("baseDelay").value()), rule,
-					level.action("baseDelay", rule) + " Or set " + level.where("maxDelay") + " too.", ex);
+			Level level = this.levels.get(origin(baseDelay));
+			String rule = "must be at most " + level.name(maxDelay) + " (" + format(value) + ")";
+			return new BackoffConfigurationException(level.where(baseDelay),
+					format(this.merged.getBaseDelay()), rule,
+					level.action(baseDelay, rule) + " Or set " + level.where(maxDelay) + " too.", ex);
 		}
 		Level level = this.levels.get(Math.max(0, (origin(setting) >= 0) ? origin(setting)
 				: (related != null) ? origin(related) : this.levels.size() - 1));
@@ -166,10 +169,14 @@ final class PolicyMerge {
 				level.action(setting, rule), ex);
 	}
 
+	private String where(PolicySetting<?> setting) {
+		return this.levels.get(this.origins.get(setting.name())).where(setting.name());
+	}
+
 	/** The index of the last level that set the setting, or -1 for none. */
 	private int origin(String setting) {
-		Origin origin = this.origins.get(setting);
-		return (origin != null) ? origin.level() : -1;
+		Integer origin = this.origins.get(setting);
+		return (origin != null) ? origin : -1;
 	}
 
 	/**
@@ -186,42 +193,61 @@ final class PolicyMerge {
 
 	/** Shows a value the way YAML writes it. */
 	static String format(@Nullable Object value) {
-		if (value instanceof Duration duration) {
-			return DurationFormat.format(duration);
-		}
-		if (value instanceof Jitter jitter) {
-			return jitter.name().toLowerCase(Locale.ROOT);
-		}
-		return String.valueOf(value);
+		return String.valueOf(PolicySetting.yaml(value));
 	}
 
 	/**
-	 * Resolves exception type names, reporting an unknown class or a class that is not a
-	 * {@link Throwable} under the property that named it.
+	 * What a policy's merge needs beyond its settings.
+	 * @param name the policy's name, for the customizers and the log of a failing expression
+	 * @param classLoader loads the exception types the settings name
+	 * @param expressions parses {@code retry-on-exception}
+	 * @param customizers tune the policy in code, in order
 	 */
-	@SuppressWarnings("unchecked")
-	private static Class<? extends Throwable>[] types(String property, List<String> names,
-			@Nullable ClassLoader classLoader) {
-		List<Class<? extends Throwable>> types = new ArrayList<>(names.size());
-		for (String name : names) {
-			Class<?> type;
-			try {
-				type = ClassUtils.forName(name.trim(), classLoader);
-			}
-			catch (ClassNotFoundException | LinkageError ex) {
-				throw new BackoffConfigurationException(property, name.trim(), "must name a class on the class path",
-						"Use the exception type's fully qualified name, such as java.io.IOException.", ex);
-			}
-			if (!Throwable.class.isAssignableFrom(type)) {
-				throw new BackoffConfigurationException(property, name.trim(), "must name a Throwable type",
-						"Name an exception type, such as java.io.IOException.");
-			}
-			types.add((Class<? extends Throwable>) type);
+	record Context(String name, @Nullable ClassLoader classLoader, BackoffExpressions expressions,
+			List<BackoffPolicyCustomizer> customizers) {
+
+		Context withoutCustomizers() {
+			return new Context(this.name, this.classLoader, this.expressions, List.of());
 		}
-		return types.toArray(new Class[0]);
+
 	}
 
-	private record Origin(int level, Object value) {
+	/**
+	 * Where one setting's value was given, for a row that resolves classes or SpEL.
+	 * @param where its property, or the annotation attribute
+	 * @param context the merge's context
+	 */
+	record At(String where, Context context) {
+
+		/**
+		 * Resolves exception type names, reporting an unknown class or a class that is not a
+		 * {@link Throwable} under the property that named it.
+		 */
+		@SuppressWarnings("unchecked")
+		Class<? extends Throwable>[] types(List<String> names) {
+			List<Class<? extends Throwable>> types = new ArrayList<>(names.size());
+			for (String name : names) {
+				Class<?> type;
+				try {
+					type = ClassUtils.forName(name.trim(), this.context.classLoader());
+				}
+				catch (ClassNotFoundException | LinkageError ex) {
+					throw new BackoffConfigurationException(this.where, name.trim(), "must name a class on the class path",
+							"Use the exception type's fully qualified name, such as java.io.IOException.", ex);
+				}
+				if (!Throwable.class.isAssignableFrom(type)) {
+					throw new BackoffConfigurationException(this.where, name.trim(), "must name a Throwable type",
+							"Name an exception type, such as java.io.IOException.");
+				}
+				types.add((Class<? extends Throwable>) type);
+			}
+			return types.toArray(new Class[0]);
+		}
+
+		Predicate<Throwable> predicate(String text) {
+			return this.context.expressions().retryOnException(text, this.where, this.context.name());
+		}
+
 	}
 
 	/**
@@ -231,15 +257,23 @@ final class PolicyMerge {
 	 * an annotation
 	 * @param annotated for an annotation, where it is, such as {@code  on QuoteClient.fetch}
 	 * @param overridden for an annotation, the policy it overrides, such as {@code backoff.policies.quotes}
+	 * @param overCustomizers whether its values win over the customizers': a change made at run
+	 * time and an annotation do, the configuration does not
 	 */
-	record Level(BackoffSettings.Policy settings, @Nullable String prefix, String annotated, String overridden) {
+	record Level(PolicySettings settings, @Nullable String prefix, String annotated, String overridden,
+			boolean overCustomizers) {
 
-		static Level yaml(String prefix, BackoffSettings.Policy settings) {
-			return new Level(settings, prefix, "", prefix);
+		static Level yaml(String prefix, PolicySettings settings) {
+			return new Level(settings, prefix, "", prefix, false);
 		}
 
-		static Level annotation(String annotated, String overridden, BackoffSettings.Policy settings) {
-			return new Level(settings, null, annotated, overridden);
+		/** Changes made at run time, named as the YAML they override. */
+		static Level live(String prefix, PolicySettings settings) {
+			return new Level(settings, prefix, "", prefix, true);
+		}
+
+		static Level annotation(String annotated, String overridden, PolicySettings settings) {
+			return new Level(settings, null, annotated, overridden, true);
 		}
 
 		/** The setting in this level's words: a property name, or the attribute's. */

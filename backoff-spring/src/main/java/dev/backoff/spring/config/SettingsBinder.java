@@ -90,7 +90,7 @@ public final class SettingsBinder {
 				bind(prefix, sources, settings.getDefaults());
 			}
 			else {
-				BackoffSettings.Policy policy = new BackoffSettings.Policy();
+				PolicySettings policy = new PolicySettings();
 				// As with Boot, a policy whose keys are all empty is not there.
 				if (bind(prefix, sources, policy)) {
 					settings.getPolicies().put(prefix.substring("backoff.policies.".length()), policy);
@@ -108,8 +108,8 @@ public final class SettingsBinder {
 	 * @return a policy's settings holding them
 	 * @throws BackoffConfigurationException for a key or value that breaks a rule
 	 */
-	public static BackoffSettings.Policy bindPolicy(String prefix, Map<String, ?> values) {
-		BackoffSettings.Policy policy = new BackoffSettings.Policy();
+	public static PolicySettings bindPolicy(String prefix, Map<String, ?> values) {
+		PolicySettings policy = new PolicySettings();
 		List<Entry> entries = new ArrayList<>();
 		values.forEach((key, value) -> entries.add(new Entry(prefix + "." + key, key, value)));
 		bind(prefix, List.of(entries), policy);

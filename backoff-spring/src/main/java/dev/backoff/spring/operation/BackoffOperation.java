@@ -1,10 +1,6 @@
 package dev.backoff.spring.operation;
 
 import java.lang.reflect.Method;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Flow;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -16,10 +12,9 @@ import dev.backoff.BackoffTask;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
-import dev.backoff.spring.config.BackoffSettings;
+import dev.backoff.spring.config.PolicySettings;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.util.ClassUtils;
 
 /**
  * The resolved {@code @Backoff} of one method on one target class (or the requests of one
@@ -51,7 +46,7 @@ public final class BackoffOperation {
 	private volatile State state;
 
 	/** The annotation's settings over the named policy, or {@code null} for none: kept to derive a new state. */
-	private final BackoffSettings.@Nullable Policy annotated;
+	private final @Nullable PolicySettings annotated;
 
 	/** The annotation's compiled {@code retryIf}, or {@code null}: kept to derive a new state. */
 	private final @Nullable Predicate<@Nullable Object> retryIf;
@@ -82,7 +77,7 @@ public final class BackoffOperation {
 	private final @Nullable CallObserver observer;
 
 	BackoffOperation(String policyName, Method method, Class<?> targetClass, State state,
-			BackoffSettings.@Nullable Policy annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
+			@Nullable PolicySettings annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
 			@Nullable Fallback fallback, BackoffExecutor executor, ScheduledExecutorService scheduler,
 			Function<BackoffOperation, BackoffListener> listeners, @Nullable CallObserver observer) {
 		this(policyName, method, targetClass, null, state, annotated, retryIf, invoker, fallback, executor, scheduler,
@@ -99,7 +94,7 @@ public final class BackoffOperation {
 
 	private BackoffOperation(String policyName, @Nullable Method method, @Nullable Class<?> targetClass,
 			@Nullable String methodTag, State state,
-			BackoffSettings.@Nullable Policy annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
+			@Nullable PolicySettings annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
 			@Nullable Fallback fallback, BackoffExecutor executor, ScheduledExecutorService scheduler,
 			Function<BackoffOperation, BackoffListener> listeners, @Nullable CallObserver observer) {
 		this.policyName = policyName;
@@ -112,7 +107,7 @@ public final class BackoffOperation {
 		this.invoker = invoker;
 		this.fallback = fallback;
 		this.observer = observer;
-		this.direct = (invoker == BLOCKING && fallback == null && observer == null);
+		this.direct = (invoker == BlockingShape.VALUE && fallback == null && observer == null);
 		this.executor = executor;
 		this.scheduler = scheduler;
 		// Last: the listener factories read the operation's other fields.
@@ -161,14 +156,10 @@ public final class BackoffOperation {
 
 	/** @return whether the calling thread runs the attempts and waits: no attempt timeout can apply */
 	boolean isBlocking() {
-		return isBlocking(this.invoker);
+		return this.invoker.isBlocking();
 	}
 
-	static boolean isBlocking(Invoker invoker) {
-		return invoker == BLOCKING || invoker == BLOCKING_CHECKED;
-	}
-
-	BackoffSettings.@Nullable Policy getAnnotated() {
+	@Nullable PolicySettings getAnnotated() {
 		return this.annotated;
 	}
 
@@ -265,44 +256,6 @@ public final class BackoffOperation {
 				&& !BackoffExecutor.isLeftToEnclosing(policy, enclosing, failure);
 	}
 
-	@Nullable Object invokeBlocking(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
-			@Nullable Object[] arguments) throws Throwable {
-		State state = this.state;
-		ObservedCall observed = observe(null);
-		BackoffListener listener = (observed != null) ? observed.listener() : this.listener;
-		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
-		if (this.fallback == null) {
-			return this.executor.execute(state.policy(), state.budget(), listener, task);
-		}
-		try {
-			return this.executor.execute(state.policy(), state.budget(), listener, task);
-		}
-		catch (Throwable ex) {
-			// The thread is back outside this call's attempts: what encloses it is the caller's.
-			if (!fallsBack(ex, state.policy(), this.executor.getEnclosingPolicy())) {
-				throw ex;
-			}
-			return this.fallback.invoke(receiver, arguments, ex);
-		}
-	}
-
-	@SuppressWarnings("unchecked")
-	CompletableFuture<@Nullable Object> invokeAsync(BackoffTask<@Nullable Object> attempt, @Nullable Object receiver,
-			@Nullable Object[] arguments) {
-		Fallback fallback = this.fallback;
-		// Read before the call starts: its failure arrives on another thread.
-		BackoffPolicy enclosing = (fallback != null) ? this.executor.getEnclosingPolicy() : null;
-		State state = this.state;
-		ObservedCall observed = observe(null);
-		BackoffListener listener = (observed != null) ? observed.listener() : this.listener;
-		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
-		CompletableFuture<@Nullable Object> call = this.executor.executeAsync(state.policy(), state.budget(), listener,
-				() -> (CompletionStage<@Nullable Object>) run(task), this.scheduler);
-		return (fallback != null)
-				? fallback.afterAsync(call, receiver, arguments, (failure) -> fallsBack(failure, state.policy(), enclosing))
-				: call;
-	}
-
 	/** Runs a task, rethrowing whatever it throws unchanged (checked exceptions too). */
 	static @Nullable Object run(BackoffTask<@Nullable Object> task) {
 		try {
@@ -358,44 +311,6 @@ public final class BackoffOperation {
 	 * @param budget the named policy's retry budget, or {@code null} for none
 	 */
 	record State(BackoffPolicy policy, @Nullable RetryBudget budget) {
-	}
-
-	/** Retries a method that returns a plain value (or nothing): the calling thread waits. */
-	static final Invoker BLOCKING = BackoffOperation::invokeBlocking;
-
-	/** Reactive Streams' {@code Publisher}, when on the class path. */
-	private static final @Nullable Class<?> REACTIVE_PUBLISHER = ClassUtils.isPresent("org.reactivestreams.Publisher",
-			BackoffOperation.class.getClassLoader())
-					? ClassUtils.resolveClassName("org.reactivestreams.Publisher", BackoffOperation.class.getClassLoader())
-					: null;
-
-	/**
-	 * Retries a method declared to return {@code Object} as a blocking one, and refuses a
-	 * result that is a future or a publisher: its failure would come after the call had ended,
-	 * so it could never be retried.
-	 */
-	static final Invoker BLOCKING_CHECKED = (operation, attempt, receiver, arguments) -> {
-		Object result = operation.invokeBlocking(attempt, receiver, arguments);
-		if (result instanceof Future<?> || result instanceof CompletionStage<?> || result instanceof Flow.Publisher<?>
-				|| (REACTIVE_PUBLISHER != null && REACTIVE_PUBLISHER.isInstance(result))) {
-			throw new IllegalStateException("@Backoff method " + operation.getMethodTag() + " is declared to return "
-					+ "Object but returned a " + result.getClass().getName() + ", which cannot be retried: its "
-					+ "failure comes after the call has returned. Declare the return type as CompletableFuture or "
-					+ "CompletionStage (or Mono or Flux), so that its attempts are retried as they complete.");
-		}
-		return result;
-	};
-
-	/** Retries a method that returns a {@code CompletionStage}: the waits are scheduled. */
-	static final Invoker COMPLETION_STAGE = BackoffOperation::invokeAsync;
-
-	/** How calls of one kind of return type are retried. */
-	@FunctionalInterface
-	interface Invoker {
-
-		@Nullable Object invoke(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
-				@Nullable Object target, @Nullable Object[] arguments) throws Throwable;
-
 	}
 
 }

@@ -13,7 +13,7 @@ import org.springframework.core.ReactiveAdapter;
 
 /**
  * Kotlin's {@code suspend} functions and {@code Flow}, retried through the Reactor paths of
- * {@link ReactorRetry}. Spring AOP already bridges a {@code suspend} function: proceeding
+ * {@link ReactorRetry} ({@link CoroutineShape} chooses them). Spring AOP already bridges a {@code suspend} function: proceeding
  * with its invocation returns a {@code Mono} (a {@code Flux} for one that returns
  * {@code Flow}) that runs the function in the caller's coroutine context, and the proxy
  * awaits whatever the advice returns. So a {@code suspend} function is retried as a
@@ -26,16 +26,6 @@ import org.springframework.core.ReactiveAdapter;
 final class Coroutines {
 
 	private Coroutines() {
-	}
-
-	/**
-	 * Retries a method that returns a {@code Flow} (not a {@code suspend} one, whose result
-	 * Spring hands over as a {@code Flux}): a {@link BackoffOperation.Invoker}.
-	 * @param adapter Spring's adapter of {@code Flow} to and from a {@code Publisher}
-	 */
-	static BackoffOperation.Invoker flow(ReactiveAdapter adapter) {
-		return (operation, attempt, receiver, arguments) -> adapter.fromPublisher(ReactorRetry.flux(operation,
-				() -> toPublisher(adapter, attempt.run()), receiver, arguments));
 	}
 
 	/** @return a publisher of what a method returned, or {@code null} for {@code null} */

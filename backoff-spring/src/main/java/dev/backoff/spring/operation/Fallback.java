@@ -3,16 +3,23 @@ package dev.backoff.spring.operation;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.operation.ReturnShape.Returned;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.KotlinDetector;
+import org.springframework.core.ResolvableType;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringUtils;
 
 /**
  * The fallback method of a {@code @Backoff} method, called with the same arguments, plus the
@@ -61,10 +68,6 @@ final class Fallback {
 	/** Makes what a plain fallback returns into what the method's invoker expects, or {@code null}. */
 	private final @Nullable UnaryOperator<@Nullable Object> result;
 
-	Fallback(Method method, @Nullable Class<?> failureType) {
-		this(method, failureType, false, null, false, null);
-	}
-
 	/**
 	 * @param method the fallback
 	 * @param failureType the type of its parameter that takes the failure, or {@code null}
@@ -89,13 +92,118 @@ final class Fallback {
 		ReflectionUtils.makeAccessible(method);
 	}
 
-	String getName() {
-		return this.method.getName();
+	/**
+	 * Finds a method's fallback: the overloads of the name that take the method's parameters,
+	 * optionally followed or preceded by a failure, and return what it returns.
+	 * @param name the fallback's name, or empty for none
+	 * @param method the {@code @Backoff} method
+	 * @param targetClass the class of the bean
+	 * @param where where the method is, such as {@code  on QuoteClient.fetch}
+	 * @param invoker the method's invoker, which may need the fallback's value adapted
+	 * @return the fallback, or {@code null} when the name is empty
+	 * @throws BackoffConfigurationException when no overload fits
+	 */
+	static @Nullable Fallback resolve(String name, Method method, Class<?> targetClass, String where, Invoker invoker) {
+		if (!StringUtils.hasText(name)) {
+			return null;
+		}
+		// A suspend function's last parameter is its caller's Continuation: not one the fallback
+		// matches, whether or not it is a suspend function itself.
+		boolean suspending = KotlinDetector.isSuspendingFunction(method);
+		Class<?>[] parameters = parameterTypes(method, suspending);
+		List<Method> candidates = new ArrayList<>();
+		ReflectionUtils.doWithMethods(targetClass, candidates::add, (candidate) -> candidate.getName().equals(name));
+		Method plain = null;
+		List<Overload> withFailure = new ArrayList<>();
+		for (Method candidate : candidates) {
+			if (!returns(candidate, method, targetClass)) {
+				continue;
+			}
+			Class<?>[] types = parameterTypes(candidate, suspending);
+			if (Arrays.equals(types, parameters)) {
+				plain = candidate;
+			}
+			else if (types.length == parameters.length + 1) {
+				if (isFailure(types[parameters.length])
+						&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)) {
+					withFailure.add(new Overload(candidate, types[parameters.length], false));
+				}
+				else if (isFailure(types[0]) && Arrays.equals(Arrays.copyOfRange(types, 1, types.length), parameters)) {
+					withFailure.add(new Overload(candidate, types[0], true));
+				}
+			}
+		}
+		if (plain == null && withFailure.isEmpty()) {
+			String signature = Returned.of(method).type().getSimpleName() + " " + name + "("
+					+ String.join(", ", Arrays.stream(parameters).map(Class::getSimpleName).toList());
+			throw new BackoffConfigurationException("@Backoff(fallback)" + where, name,
+					"must name a method of " + targetClass.getSimpleName() + " that takes the same parameters, "
+							+ "optionally followed or preceded by a Throwable, and returns "
+							+ returnTypeName(method, targetClass)
+							+ (candidates.isEmpty() ? " (no method has that name)" : " (found: " + candidates + ")"),
+					"Declare " + signature + ((parameters.length > 0) ? ", Throwable failure)" : "Throwable failure)")
+							+ " in " + targetClass.getSimpleName() + ".");
+		}
+		// Most specific failure type first, so that a failure reaches the closest one; the plain one last.
+		withFailure.sort((a, b) -> specificity(b.failureType()) - specificity(a.failureType()));
+		UnaryOperator<@Nullable Object> result = invoker.fallbackResult();
+		Fallback fallback = (plain != null) ? new Fallback(plain, null, false, null, suspending, result) : null;
+		for (int i = withFailure.size() - 1; i >= 0; i--) {
+			Overload overload = withFailure.get(i);
+			fallback = new Fallback(overload.method(), overload.failureType(), overload.failureFirst(), fallback,
+					suspending, result);
+		}
+		return fallback;
 	}
 
-	/** @return the type of the failure parameter, or {@code null} for none */
-	@Nullable Class<?> getFailureType() {
-		return this.failureType;
+	private static boolean isFailure(Class<?> type) {
+		return type == Object.class || Throwable.class.isAssignableFrom(type);
+	}
+
+	/** How deep a failure type stands in the class hierarchy: a subclass is more specific than its superclass. */
+	private static int specificity(Class<?> type) {
+		int depth = 0;
+		for (Class<?> current = type; current != null; current = current.getSuperclass()) {
+			depth++;
+		}
+		return depth;
+	}
+
+	/** @return the method's parameter types, without a {@code suspend} function's {@code Continuation} */
+	private static Class<?>[] parameterTypes(Method method, boolean suspendingCall) {
+		Class<?>[] types = method.getParameterTypes();
+		return (suspendingCall && KotlinDetector.isSuspendingFunction(method)) ? Arrays.copyOf(types, types.length - 1)
+				: types;
+	}
+
+	private static String returnTypeName(Method method, Class<?> targetClass) {
+		ResolvableType type = ResolvableType.forMethodReturnType(method, targetClass);
+		return type.hasGenerics() ? type.toString() : Returned.of(method).type().getSimpleName();
+	}
+
+	/**
+	 * Whether the fallback's return type, generics included, is assignable to the method's;
+	 * for {@code suspend} functions, what they return to their callers.
+	 */
+	private static boolean returns(Method fallback, Method method, Class<?> targetClass) {
+		Class<?> expected = Returned.of(method).type();
+		Class<?> actual = Returned.of(fallback).type();
+		if (expected == void.class || actual == void.class) {
+			return expected == actual;
+		}
+		if (!ClassUtils.isAssignable(expected, actual)) {
+			return false;
+		}
+		return ResolvableType.forMethodReturnType(method, targetClass)
+			.isAssignableFrom(ResolvableType.forMethodReturnType(fallback, targetClass));
+	}
+
+	/** An overload that takes the failure: its type, and whether it comes first. */
+	private record Overload(Method method, Class<?> failureType, boolean failureFirst) {
+	}
+
+	String getName() {
+		return this.method.getName();
 	}
 
 	/**

@@ -27,13 +27,14 @@ import reactor.util.retry.Retry;
  * Each subscription is one call: every attempt invokes the method anew, and each wait is a
  * {@code Mono.delay} on Reactor's parallel scheduler, so no thread blocks and virtual time
  * works in tests. When the context closes, a waiting call ends at once with its last failure
- * (outcome {@code interrupted}), and no attempt starts after that. Kept apart so that Reactor stays optional: loaded only for such methods.
+ * (outcome {@code interrupted}), and no attempt starts after that. The return shape of such methods; kept apart so that Reactor stays optional: loaded only
+ * when it is on the class path.
  *
  * <p>Nesting: an attempt's subscription carries the call's policy in the Reactor context, so a
  * {@code @Backoff} publisher subscribed inside it, on whatever thread, knows it is nested; a
  * subscription made inside a blocking attempt is told by the thread instead.
  */
-final class ReactorRetry {
+final class ReactorRetry implements ReturnShape {
 
 	/** Completes a wait early: the context closed. */
 	private static final Object CLOSED = new Object();
@@ -48,10 +49,32 @@ final class ReactorRetry {
 	/** The context key of the enclosing call's {@link BackoffPolicy}. */
 	static final String ENCLOSING = "dev.backoff.enclosing";
 
-	private ReactorRetry() {
+	static final Invoker MONO = ReactorRetry::mono;
+
+	static final Invoker FLUX = new Invoker() {
+
+		@Override
+		public Object invoke(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+				@Nullable Object receiver, @Nullable Object[] arguments) {
+			return flux(operation, attempt, receiver, arguments);
+		}
+
+		@Override
+		public boolean returnsOneValue() {
+			return false;
+		}
+
+	};
+
+	@Override
+	public @Nullable Invoker invoker(Returned returned, String where) {
+		if (returned.suspending()) {
+			return null;
+		}
+		return (returned.type() == Mono.class) ? MONO : (returned.type() == Flux.class) ? FLUX : null;
 	}
 
-	/** Retries a method that returns a {@code Mono}: a {@link BackoffOperation.Invoker}. */
+	/** Retries a method that returns a {@code Mono}: an {@link Invoker}. */
 	static Mono<@Nullable Object> mono(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
 			@Nullable Object receiver, @Nullable Object[] arguments) {
 		Fallback fallback = operation.getFallback();
@@ -67,7 +90,7 @@ final class ReactorRetry {
 		});
 	}
 
-	/** Retries a method that returns a {@code Flux}: a {@link BackoffOperation.Invoker}. */
+	/** Retries a method that returns a {@code Flux}: an {@link Invoker}. */
 	static Flux<@Nullable Object> flux(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
 			@Nullable Object receiver, @Nullable Object[] arguments) {
 		Fallback fallback = operation.getFallback();

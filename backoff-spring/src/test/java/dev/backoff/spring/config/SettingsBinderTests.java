@@ -145,7 +145,7 @@ class SettingsBinderTests {
 
 	@Test
 	void aLiveChangeBindsItsKeysInTheirJavaForm() {
-		BackoffSettings.Policy policy = SettingsBinder.bindPolicy("backoff.policies.quotes",
+		PolicySettings policy = SettingsBinder.bindPolicy("backoff.policies.quotes",
 				Map.of("maxAttempts", 4, "retryOn", "java.io.IOException, java.net.ConnectException"));
 
 		assertThat(policy.getMaxAttempts()).isEqualTo(4);

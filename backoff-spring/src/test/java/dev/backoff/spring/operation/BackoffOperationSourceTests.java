@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.operation;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -13,8 +13,7 @@ import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.spring.config.BackoffPolicies;
-import dev.backoff.spring.operation.BackoffOperation;
-import dev.backoff.spring.operation.BackoffOperationSource;
+import dev.backoff.spring.config.BackoffSettings;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,12 +29,12 @@ class BackoffOperationSourceTests {
 	/** How many operations were created, by method name: each creation asks for one listener. */
 	private final ConcurrentHashMap<String, Integer> created = new ConcurrentHashMap<>();
 
-	private final BackoffOperationSource source = new BackoffOperationSource(
-			BackoffPolicies.of(new BackoffProperties(), null, BackoffPolicy.defaults(), null), BackoffExecutor.builder().build(),
+	private final BackoffOperationSource source = BackoffOperationSource.create(
+			BackoffPolicies.of(new BackoffSettings(), null, BackoffPolicy.defaults(), null), BackoffExecutor.builder().build(),
 			new ScheduledThreadPoolExecutor(1), (operation) -> {
 				this.created.merge(operation.getMethod().getName(), 1, Integer::sum);
 				return BackoffListener.NONE;
-			}, (value) -> value);
+			}, (value) -> value, null);
 
 	@Test
 	void resolvesEachMethodOnceAndRemembersMethodsWithoutBackoff() throws NoSuchMethodException {
