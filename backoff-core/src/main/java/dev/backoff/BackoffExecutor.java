@@ -8,7 +8,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
-import dev.backoff.internal.Durations;
 import dev.backoff.internal.Exceptions;
 import org.jspecify.annotations.Nullable;
 
@@ -160,7 +159,7 @@ public final class BackoffExecutor {
 			BackoffListener listener, BackoffTask<T> task) throws Throwable {
 		Duration attemptTimeout = policy.getRules().getAttemptTimeout();
 		if (attemptTimeout != null) {
-			throw blockingAttemptTimeout(policy, attemptTimeout);
+			throw BlockingCall.attemptTimeoutRefused(policy, attemptTimeout);
 		}
 		long start = startNanos(policy);
 		// The first attempt runs inline, marked as BackoffCall.attempt would, so that a call
@@ -187,7 +186,8 @@ public final class BackoffExecutor {
 			here.attempt = outerAttempt;
 		}
 		if (failure != null) {
-			return retry(newCall(policy, budget, listener, start, enclosing, encloses, here), task, failure, null);
+			BackoffCall call = newCall(policy, budget, listener, start, enclosing, encloses, here);
+			return BlockingCall.retry(call, this.sleeper, task, failure, null);
 		}
 		boolean retryResult;
 		try {
@@ -199,7 +199,8 @@ public final class BackoffExecutor {
 			throw ex;
 		}
 		if (retryResult) {
-			return retry(newCall(policy, budget, listener, start, enclosing, encloses, here), task, null, result);
+			BackoffCall call = newCall(policy, budget, listener, start, enclosing, encloses, here);
+			return BlockingCall.retry(call, this.sleeper, task, null, result);
 		}
 		// The hot path: no state, no allocation.
 		if (budget != null) {
@@ -215,13 +216,6 @@ public final class BackoffExecutor {
 		return result;
 	}
 
-	private static IllegalArgumentException blockingAttemptTimeout(BackoffPolicy policy, Duration attemptTimeout) {
-		return new IllegalArgumentException("A blocking call cannot be given an attemptTimeout ("
-				+ Durations.format(attemptTimeout) + "): Java cannot stop a thread safely, so "
-				+ "the limit would not hold. Set the client's own timeout (connect and read timeouts) and leave "
-				+ "attemptTimeout unset, or run the call with executeAsync and a CompletionStage; policy: " + policy);
-	}
-
 	/**
 	 * @param here the calling thread's holder when every attempt runs on this thread (a
 	 * blocking call), or {@code null} for each attempt to find its thread's
@@ -234,57 +228,6 @@ public final class BackoffExecutor {
 
 	private long startNanos(BackoffPolicy policy) {
 		return (policy.getRules().getMaxElapsed() != null) ? this.clock.nanoTime() : 0;
-	}
-
-	/**
-	 * Continues a call whose first attempt failed or asked for a retry.
-	 */
-	@SuppressWarnings("unchecked")
-	private <T extends @Nullable Object> T retry(BackoffCall call, BackoffTask<T> task, @Nullable Throwable failure,
-			@Nullable Object result) throws Throwable {
-		@Nullable Object last = result;
-		call.beginAttempt();
-		for (;;) {
-			if (failure instanceof InterruptedException) {
-				call.interrupt(failure);
-				throw failure;
-			}
-			Duration delay = call.nextDelay(failure);
-			if (delay == null) {
-				return end(call.end(failure), (T) last);
-			}
-			try {
-				this.sleeper.sleep(delay);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				if (failure != null) {
-					failure.addSuppressed(ex);
-				}
-				call.interrupt(failure);
-				return end(failure, (T) last);
-			}
-			try {
-				last = call.attempt(task);
-				failure = null;
-			}
-			catch (Throwable ex) {
-				failure = ex;
-				continue;
-			}
-			if (!call.isRetryableResult(last)) {
-				call.succeed();
-				return (T) last;
-			}
-		}
-	}
-
-	/** Throws the failure the call ended with, or returns the last result if there is none. */
-	private static <T extends @Nullable Object> T end(@Nullable Throwable failure, T last) throws Throwable {
-		if (failure != null) {
-			throw failure;
-		}
-		return last;
 	}
 
 	/**
