@@ -208,15 +208,15 @@ public final class BackoffCall {
 	 */
 	public @Nullable Duration nextDelay(@Nullable Throwable failure) {
 		RetryRules rules = this.policy.getRules();
-		if (failure != null && !isRetryable(rules, failure)) {
+		if (failure != null && !RuleCalls.isRetryable(rules, failure)) {
 			return stop(Outcome.NOT_RETRYABLE);
 		}
-		boolean throttled = failure != null && isThrottled(rules, failure);
+		boolean throttled = failure != null && RuleCalls.isThrottled(rules, failure);
 		boolean withinBudget = (this.budget == null) || this.budget.onFailure(throttled);
 		if (this.attempts >= this.policy.getSchedule().getMaxAttempts()) {
 			return stop(Outcome.EXHAUSTED);
 		}
-		if (failure != null && this.enclosing != null && isRetryable(this.enclosing.getRules(), failure)) {
+		if (failure != null && this.enclosing != null && RuleCalls.isRetryable(this.enclosing.getRules(), failure)) {
 			return stop(Outcome.NESTED);
 		}
 		if (!withinBudget) {
@@ -224,7 +224,7 @@ public final class BackoffCall {
 		}
 		long delay = delays().nextNanos(throttled);
 		if (failure != null) {
-			long hint = retryAfterNanos(failure);
+			long hint = RuleCalls.retryAfterNanos(rules, failure);
 			if (hint > this.policy.maxRetryAfterNanos()) {
 				// The server will not be ready within what this policy may wait: stop now
 				// rather than sleep in vain and fail anyway.
@@ -346,47 +346,6 @@ public final class BackoffCall {
 	private @Nullable Duration stop(Outcome outcome) {
 		this.outcome = outcome;
 		return null;
-	}
-
-	/**
-	 * Whether the rules retry the failure. A {@code retryOnException} predicate that throws is
-	 * a bug in the predicate: the failure is not retried, and the caller still gets its own
-	 * failure, with the predicate's exception attached to it.
-	 */
-	private static boolean isRetryable(RetryRules rules, Throwable failure) {
-		try {
-			return rules.isRetryable(failure);
-		}
-		catch (RuntimeException ex) {
-			failure.addSuppressed(ex);
-			return false;
-		}
-	}
-
-	/** Whether a retried failure is throttling; a predicate that throws says it is not. */
-	private static boolean isThrottled(RetryRules rules, Throwable failure) {
-		try {
-			return rules.isThrottled(failure);
-		}
-		catch (RuntimeException ex) {
-			return false;
-		}
-	}
-
-	/** The server's hint in nanoseconds (saturating), or -1 for none. */
-	private long retryAfterNanos(Throwable failure) {
-		Duration hint;
-		try {
-			hint = this.policy.getRules().retryAfter(failure);
-		}
-		catch (RuntimeException ex) {
-			// A hint that cannot be read is no hint: it must not cost the call its retries.
-			return -1;
-		}
-		if (hint == null) {
-			return -1;
-		}
-		return (hint.compareTo(BackoffPolicy.MAX_DURATION) >= 0) ? Long.MAX_VALUE : hint.toNanos();
 	}
 
 	private BackoffDelays delays() {

@@ -92,7 +92,7 @@ public final class BackoffExecutor {
 			return policy.getRules().isRetryable(failure) && enclosing.getRules().isRetryable(failure);
 		}
 		catch (RuntimeException ex) {
-			// A predicate that throws retries nothing (see BackoffCall).
+			// A predicate that throws retries nothing (see RuleCalls).
 			return false;
 		}
 	}
