@@ -1,10 +1,7 @@
 package dev.backoff;
 
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.LinkedHashSet;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -71,7 +68,7 @@ public final class BackoffPolicy {
 
 	/** @return a builder holding the defaults */
 	public static Builder builder() {
-		return new Builder();
+		return new Builder(new PolicySettings());
 	}
 
 	/** @return the policy with every default ({@code DEFAULT_*}) */
@@ -81,7 +78,7 @@ public final class BackoffPolicy {
 
 	/** @return a builder that starts from this policy's settings */
 	public Builder toBuilder() {
-		return new Builder(this);
+		return new Builder(new PolicySettings(this.schedule, this.rules));
 	}
 
 	/** @return when to retry: the attempts and the waits between them */
@@ -125,71 +122,10 @@ public final class BackoffPolicy {
 	 */
 	public static final class Builder {
 
-		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+		private final PolicySettings settings;
 
-		private @Nullable Duration baseDelay = DEFAULT_BASE_DELAY;
-
-		private @Nullable Duration maxDelay = DEFAULT_MAX_DELAY;
-
-		private double multiplier = DEFAULT_MULTIPLIER;
-
-		private @Nullable Jitter jitter = DEFAULT_JITTER;
-
-		private @Nullable Duration maxElapsed;
-
-		private @Nullable Duration attemptTimeout;
-
-		private final Set<Class<? extends Throwable>> retryOn = new LinkedHashSet<>();
-
-		private final Set<Class<? extends Throwable>> abortOn = new LinkedHashSet<>();
-
-		private @Nullable Duration throttleBaseDelay;
-
-		private @Nullable Duration throttleMaxDelay;
-
-		private final Set<Class<? extends Throwable>> throttleOn = new LinkedHashSet<>();
-
-		private Predicate<? super Throwable> throttledByDefault = (failure) -> false;
-
-		private @Nullable Predicate<@Nullable Object> retryIfResult;
-
-		private Predicate<? super Throwable> retryableByDefault = Builder::isException;
-
-		private @Nullable Predicate<? super Throwable> retryOnException;
-
-		private Function<? super Throwable, ? extends @Nullable Duration> retryAfter = RetryAfter::of;
-
-		private @Nullable Duration maxRetryAfter;
-
-		private Builder() {
-		}
-
-		private Builder(BackoffPolicy policy) {
-			BackoffSchedule schedule = policy.schedule;
-			RetryRules rules = policy.rules;
-			this.maxAttempts = schedule.getMaxAttempts();
-			this.baseDelay = schedule.getBaseDelay();
-			this.maxDelay = schedule.getMaxDelay();
-			this.multiplier = schedule.getMultiplier();
-			this.jitter = schedule.getJitter();
-			this.maxElapsed = rules.getMaxElapsed();
-			this.attemptTimeout = rules.getAttemptTimeout();
-			this.retryOn.addAll(rules.getRetryOn());
-			this.abortOn.addAll(rules.getAbortOn());
-			BackoffSchedule throttling = schedule.getThrottling();
-			this.throttleBaseDelay = (throttling != null) ? throttling.getBaseDelay() : null;
-			this.throttleMaxDelay = (throttling != null) ? throttling.getMaxDelay() : null;
-			this.throttleOn.addAll(rules.getThrottleOn());
-			this.throttledByDefault = rules.throttledByDefault();
-			this.retryIfResult = rules.getRetryIfResult();
-			this.retryableByDefault = rules.retryableByDefault();
-			this.retryOnException = rules.getRetryOnException();
-			this.retryAfter = rules.retryAfterSource();
-			this.maxRetryAfter = rules.getMaxRetryAfter();
-		}
-
-		private static boolean isException(Throwable failure) {
-			return failure instanceof Exception;
+		private Builder(PolicySettings settings) {
+			this.settings = settings;
 		}
 
 		/**
@@ -198,7 +134,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder maxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
+			this.settings.maxAttempts = maxAttempts;
 			return this;
 		}
 
@@ -207,7 +143,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder baseDelay(Duration baseDelay) {
-			this.baseDelay = baseDelay;
+			this.settings.baseDelay = baseDelay;
 			return this;
 		}
 
@@ -216,7 +152,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder maxDelay(Duration maxDelay) {
-			this.maxDelay = maxDelay;
+			this.settings.maxDelay = maxDelay;
 			return this;
 		}
 
@@ -226,7 +162,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder multiplier(double multiplier) {
-			this.multiplier = multiplier;
+			this.settings.multiplier = multiplier;
 			return this;
 		}
 
@@ -235,7 +171,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder jitter(Jitter jitter) {
-			this.jitter = jitter;
+			this.settings.jitter = jitter;
 			return this;
 		}
 
@@ -245,7 +181,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder maxElapsed(@Nullable Duration maxElapsed) {
-			this.maxElapsed = maxElapsed;
+			this.settings.maxElapsed = maxElapsed;
 			return this;
 		}
 
@@ -261,7 +197,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder attemptTimeout(@Nullable Duration attemptTimeout) {
-			this.attemptTimeout = attemptTimeout;
+			this.settings.attemptTimeout = attemptTimeout;
 			return this;
 		}
 
@@ -273,7 +209,8 @@ public final class BackoffPolicy {
 		 */
 		@SafeVarargs
 		public final Builder retryOn(Class<? extends Throwable>... types) {
-			return replace(this.retryOn, types);
+			PolicySettings.replace(this.settings.retryOn, types);
+			return this;
 		}
 
 		/**
@@ -284,7 +221,8 @@ public final class BackoffPolicy {
 		 */
 		@SafeVarargs
 		public final Builder abortOn(Class<? extends Throwable>... types) {
-			return replace(this.abortOn, types);
+			PolicySettings.replace(this.settings.abortOn, types);
+			return this;
 		}
 
 		/**
@@ -296,7 +234,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder throttleBaseDelay(@Nullable Duration throttleBaseDelay) {
-			this.throttleBaseDelay = throttleBaseDelay;
+			this.settings.throttleBaseDelay = throttleBaseDelay;
 			return this;
 		}
 
@@ -307,7 +245,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder throttleMaxDelay(@Nullable Duration throttleMaxDelay) {
-			this.throttleMaxDelay = throttleMaxDelay;
+			this.settings.throttleMaxDelay = throttleMaxDelay;
 			return this;
 		}
 
@@ -321,7 +259,8 @@ public final class BackoffPolicy {
 		 */
 		@SafeVarargs
 		public final Builder throttleOn(Class<? extends Throwable>... types) {
-			return replace(this.throttleOn, types);
+			PolicySettings.replace(this.settings.throttleOn, types);
+			return this;
 		}
 
 		/**
@@ -331,7 +270,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder throttledByDefault(Predicate<? super Throwable> predicate) {
-			this.throttledByDefault = Objects.requireNonNull(predicate, "throttledByDefault must not be null");
+			this.settings.throttledByDefault = Objects.requireNonNull(predicate, "throttledByDefault must not be null");
 			return this;
 		}
 
@@ -343,7 +282,7 @@ public final class BackoffPolicy {
 		 */
 		@SuppressWarnings("unchecked")
 		public Builder retryIfResult(@Nullable Predicate<?> predicate) {
-			this.retryIfResult = (Predicate<@Nullable Object>) predicate;
+			this.settings.retryIfResult = (Predicate<@Nullable Object>) predicate;
 			return this;
 		}
 
@@ -356,7 +295,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder retryableByDefault(Predicate<? super Throwable> predicate) {
-			this.retryableByDefault = Objects.requireNonNull(predicate, "retryableByDefault must not be null");
+			this.settings.retryableByDefault = Objects.requireNonNull(predicate, "retryableByDefault must not be null");
 			return this;
 		}
 
@@ -371,7 +310,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder retryOnException(@Nullable Predicate<? super Throwable> predicate) {
-			this.retryOnException = predicate;
+			this.settings.retryOnException = predicate;
 			return this;
 		}
 
@@ -381,7 +320,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder retryAfter(Function<? super Throwable, ? extends @Nullable Duration> source) {
-			this.retryAfter = Objects.requireNonNull(source, "retryAfter must not be null");
+			this.settings.retryAfter = Objects.requireNonNull(source, "retryAfter must not be null");
 			return this;
 		}
 
@@ -392,15 +331,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder maxRetryAfter(@Nullable Duration maxRetryAfter) {
-			this.maxRetryAfter = maxRetryAfter;
-			return this;
-		}
-
-		private Builder replace(Set<Class<? extends Throwable>> target, Class<? extends Throwable>[] types) {
-			target.clear();
-			if (types != null) {
-				target.addAll(Arrays.asList(types));
-			}
+			this.settings.maxRetryAfter = maxRetryAfter;
 			return this;
 		}
 
@@ -409,12 +340,7 @@ public final class BackoffPolicy {
 		 * @throws InvalidPolicyException if a setting or a combination breaks a rule
 		 */
 		public BackoffPolicy build() {
-			return new BackoffPolicy(new BackoffSchedule(this.maxAttempts, this.baseDelay, this.maxDelay,
-					this.multiplier, this.jitter, this.throttleBaseDelay, this.throttleMaxDelay),
-					new RetryRules(this.retryOn, this.abortOn, this.throttleOn, this.throttledByDefault,
-							this.retryableByDefault, this.retryOnException,
-							this.retryIfResult,
-							this.retryAfter, this.maxRetryAfter, this.maxElapsed, this.attemptTimeout));
+			return new BackoffPolicy(this.settings.schedule(), this.settings.rules());
 		}
 
 	}
