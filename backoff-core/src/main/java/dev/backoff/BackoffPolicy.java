@@ -68,7 +68,7 @@ public final class BackoffPolicy {
 
 	/** @return a builder holding the defaults */
 	public static Builder builder() {
-		return new Builder(new PolicySettings());
+		return new Builder(new PolicyBuilderState());
 	}
 
 	/** @return the policy with every default ({@code DEFAULT_*}) */
@@ -78,7 +78,7 @@ public final class BackoffPolicy {
 
 	/** @return a builder that starts from this policy's settings */
 	public Builder toBuilder() {
-		return new Builder(new PolicySettings(this.schedule, this.rules));
+		return new Builder(new PolicyBuilderState(this.schedule, this.rules));
 	}
 
 	/** @return when to retry: the attempts and the waits between them */
@@ -122,9 +122,9 @@ public final class BackoffPolicy {
 	 */
 	public static final class Builder {
 
-		private final PolicySettings settings;
+		private final PolicyBuilderState settings;
 
-		private Builder(PolicySettings settings) {
+		private Builder(PolicyBuilderState settings) {
 			this.settings = settings;
 		}
 
@@ -209,7 +209,7 @@ public final class BackoffPolicy {
 		 */
 		@SafeVarargs
 		public final Builder retryOn(Class<? extends Throwable>... types) {
-			PolicySettings.replace(this.settings.retryOn, types);
+			PolicyBuilderState.replace(this.settings.retryOn, types);
 			return this;
 		}
 
@@ -221,7 +221,7 @@ public final class BackoffPolicy {
 		 */
 		@SafeVarargs
 		public final Builder abortOn(Class<? extends Throwable>... types) {
-			PolicySettings.replace(this.settings.abortOn, types);
+			PolicyBuilderState.replace(this.settings.abortOn, types);
 			return this;
 		}
 
@@ -259,7 +259,7 @@ public final class BackoffPolicy {
 		 */
 		@SafeVarargs
 		public final Builder throttleOn(Class<? extends Throwable>... types) {
-			PolicySettings.replace(this.settings.throttleOn, types);
+			PolicyBuilderState.replace(this.settings.throttleOn, types);
 			return this;
 		}
 

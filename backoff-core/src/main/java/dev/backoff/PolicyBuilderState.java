@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * (the schedule first, so its errors come first). The builder is the documented face of each
  * setting; this is its state.
  */
-final class PolicySettings {
+final class PolicyBuilderState {
 
 	int maxAttempts = BackoffPolicy.DEFAULT_MAX_ATTEMPTS;
 
@@ -45,7 +45,7 @@ final class PolicySettings {
 
 	@Nullable Predicate<@Nullable Object> retryIfResult;
 
-	Predicate<? super Throwable> retryableByDefault = PolicySettings::isException;
+	Predicate<? super Throwable> retryableByDefault = PolicyBuilderState::isException;
 
 	@Nullable Predicate<? super Throwable> retryOnException;
 
@@ -53,10 +53,10 @@ final class PolicySettings {
 
 	@Nullable Duration maxRetryAfter;
 
-	PolicySettings() {
+	PolicyBuilderState() {
 	}
 
-	PolicySettings(BackoffSchedule schedule, RetryRules rules) {
+	PolicyBuilderState(BackoffSchedule schedule, RetryRules rules) {
 		this.maxAttempts = schedule.getMaxAttempts();
 		this.baseDelay = schedule.getBaseDelay();
 		this.maxDelay = schedule.getMaxDelay();
