@@ -470,6 +470,44 @@ class BackoffFailureAnalyzerTests {
 			.contains(BackoffFailureAnalyzer.class.getName());
 	}
 
+	@Test
+	void reportsARecordWithBackoff() {
+		this.contextRunner.withBean(FinalQuote.class, () -> new FinalQuote("q")).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("Property: @Backoff on " + FinalQuote.class.getName())
+				.contains("needs a proxy, but the class is final (a record)");
+		});
+	}
+
+	@Test
+	void reportsAnUnresolvedPlaceholder() {
+		this.contextRunner.withBean(Placeholder.class).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("Property: @Backoff(maxAttempts) on Placeholder.fetch")
+				.contains("Value:    ${quotes.attempts}")
+				.contains("must only use placeholders that resolve");
+		});
+	}
+
+	@Test
+	void reportsARetryOnThatAbortOnCovers() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.quotes.retry-on=java.io.IOException",
+					"backoff.policies.quotes.abort-on=java.lang.Exception")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("Property: backoff.policies.quotes.retry-on")
+					.contains("must not name a subtype of java.lang.Exception, which abort-on names: it could never "
+							+ "be retried");
+			});
+	}
+
 	private static FailureAnalysis analyze(AssertableApplicationContext context) {
 		assertThat(context).hasFailed();
 		FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
@@ -666,6 +704,24 @@ class BackoffFailureAnalyzerTests {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration(BackoffAutoConfiguration.class)
 	static class ReportedApplication {
+
+	}
+
+	@Backoff
+	record FinalQuote(String id) {
+
+		public String fetch() {
+			return this.id;
+		}
+
+	}
+
+	static class Placeholder {
+
+		@Backoff(maxAttempts = "${quotes.attempts}")
+		public String fetch() {
+			return "quote";
+		}
 
 	}
 

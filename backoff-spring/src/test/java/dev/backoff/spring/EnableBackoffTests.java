@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * {@link EnableBackoff} in a plain Spring application: an {@link AnnotationConfigApplicationContext},
  * policies from the {@code Environment}. Spring Boot is on this module's test class path only for
- * {@code SettingsBinderBootParityTests}; nothing here uses it, and the main code never does
- * ({@code LayoutTests}).
+ * {@code SettingsBinderBootParityTests} and for the other tests' {@code ApplicationContextRunner};
+ * nothing here uses it, and the main code never does ({@code LayoutTests}).
  */
 class EnableBackoffTests {
 

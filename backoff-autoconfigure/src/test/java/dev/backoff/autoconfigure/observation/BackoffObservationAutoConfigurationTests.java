@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.LogRecord;
 
 import dev.backoff.Backoff;
 import dev.backoff.BackoffListener;
@@ -15,7 +14,6 @@ import dev.backoff.Jitter;
 import dev.backoff.Outcome;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.CoreWarnings;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.observation.BackoffAttemptObservationContext;
 import dev.backoff.spring.observation.BackoffAttemptObservationConvention;
@@ -128,24 +126,6 @@ class BackoffObservationAutoConfigurationTests {
 				// Nor does it leave an attempt current on the caller's thread.
 				assertThat(registry.getCurrentObservation()).isNull();
 			});
-	}
-
-	@Test
-	void aListenerThatThrowsIsReportedOnceForItselfAndTheCallsAreStillObserved() {
-		List<LogRecord> warnings = CoreWarnings.during(
-				() -> this.observedRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
-					.withBean(ThrowingListener.class)
-					.run((context) -> {
-						List<Observation.Context> stopped = record(context.getBean(TestObservationRegistry.class));
-						Service service = context.getBean(Service.class);
-						assertThat(service.call(1)).isEqualTo("ok 2");
-						assertThat(service.call(0)).isEqualTo("ok 1");
-						assertThat(names(stopped)).containsExactly("backoff.attempt", "backoff.attempt",
-								"backoff.call", "backoff.attempt", "backoff.call");
-					}));
-		assertThat(warnings).singleElement()
-			.satisfies((warning) -> assertThat(warning.getMessage())
-				.startsWith("BackoffListener " + ThrowingListener.class.getName() + " threw"));
 	}
 
 	@Test
@@ -350,20 +330,6 @@ class BackoffObservationAutoConfigurationTests {
 
 		List<String> events() {
 			return this.events;
-		}
-
-	}
-
-	static class ThrowingListener implements BackoffListener {
-
-		@Override
-		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
-			throw new IllegalStateException("listener broken");
-		}
-
-		@Override
-		public void onSuccess(Outcome outcome, int attempts) {
-			throw new IllegalStateException("listener broken");
 		}
 
 	}

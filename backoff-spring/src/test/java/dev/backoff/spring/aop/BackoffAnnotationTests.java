@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.aop;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -9,12 +9,12 @@ import dev.backoff.Backoff;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class BackoffAnnotationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(RecordingSleeper.class);
 
 	@Test
@@ -172,6 +172,26 @@ class BackoffAnnotationTests {
 				.containsExactlyInAnyOrder("Named.byValue", "Named.byPolicy", "Named.both", "Named.overridden"));
 	}
 
+	@Test
+	void unnamedMethodsShareTheDefaultsBudgetAndANamedPolicyHasItsOwn() {
+		this.contextRunner.withBean(Budgeted.class)
+			.withPropertyValues("backoff.defaults.budget.max-tokens=5", "backoff.policies.quotes.max-attempts=3")
+			.run((context) -> {
+				BackoffOperationSource source = context.getBean(BackoffOperationSource.class);
+				BackoffOperation first = budgeted(source, "first");
+				BackoffOperation second = budgeted(source, "second");
+				BackoffOperation named = budgeted(source, "named");
+				assertThat(first.getBudget()).isNotNull().isSameAs(second.getBudget());
+				assertThat(named.getBudget()).isNotNull().isNotSameAs(first.getBudget());
+			});
+	}
+
+	private static BackoffOperation budgeted(BackoffOperationSource source, String name) throws Exception {
+		BackoffOperation operation = source.getOperation(Budgeted.class.getMethod(name), Budgeted.class);
+		assertThat(operation).isNotNull();
+		return operation;
+	}
+
 	private static BackoffOperation operation(AssertableApplicationContext context, String methodTag) {
 		assertThat(context).hasNotFailed();
 		return context.getBean(BackoffOperationSource.class)
@@ -273,6 +293,25 @@ class BackoffAnnotationTests {
 
 		public int calls() {
 			return this.calls.get();
+		}
+
+	}
+
+	static class Budgeted {
+
+		@Backoff
+		public String first() {
+			return "first";
+		}
+
+		@Backoff
+		public String second() {
+			return "second";
+		}
+
+		@Backoff("quotes")
+		public String named() {
+			return "named";
 		}
 
 	}

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.util.SplittableRandom;
@@ -12,10 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.spring.EnabledBackoff;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -36,7 +35,7 @@ class CloseUnderLoadTests {
 	private static final long SEED = 29L;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		// More timer threads, more retries taken off the queue as it closes.
 		.withPropertyValues("backoff.scheduler.pool-size=8");
 

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,7 +10,7 @@ import dev.backoff.Backoff;
 import dev.backoff.Nested;
 import dev.backoff.RecordingSleeper;
 import dev.backoff.RetryBudget;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.metrics.BackoffBudgetMetrics;
@@ -22,8 +22,6 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.HttpHeaders;
@@ -41,13 +39,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * classification, and the nested-retry guard on the blocking,
  * {@code CompletableFuture} and Reactor paths.
  */
-class BackoffOverloadSafetyTests {
+class OverloadSafetyTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, MetricsAutoConfiguration.class,
-				BackoffMetricsAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class)
 		.withBean(RecordingSleeper.class)
 		.withBean(Remote.class)
@@ -250,8 +247,8 @@ class BackoffOverloadSafetyTests {
 				null, null);
 		this.runner.run((context) -> assertThat(context.getBean(BackoffPolicies.class).getDefaults().getRules().isRetryable(notFound))
 			.isFalse());
-		// Only the auto-configuration: the test's own beans need spring-web.
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		// Only @EnableBackoff: the test's own beans need spring-web.
+		new ApplicationContextRunner().withUserConfiguration(EnabledBackoff.class)
 			.withClassLoader(new FilteredClassLoader(RestClientResponseException.class))
 			.run((context) -> assertThat(context.getBean(BackoffPolicies.class).getDefaults().getRules().isRetryable(notFound))
 				.isTrue());

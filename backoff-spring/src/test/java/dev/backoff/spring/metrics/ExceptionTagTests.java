@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.metrics;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,15 +13,14 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import dev.backoff.Backoff;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.CountingSleeper;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.operation.ExceptionTags;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +33,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class ExceptionTagTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class)
 		.withBean(CountingSleeper.class)
 		.withBean(Thrower.class)

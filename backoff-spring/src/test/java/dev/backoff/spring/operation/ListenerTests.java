@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -15,6 +15,7 @@ import dev.backoff.Jitter;
 import dev.backoff.Outcome;
 import dev.backoff.RecordingListener;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.operation.BackoffListenerFactory;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
@@ -24,7 +25,6 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,10 +35,10 @@ import static org.assertj.core.api.Assertions.tuple;
  * Tests that {@link BackoffListener} beans and {@link BackoffListenerFactory} beans receive
  * the events of {@code @Backoff} methods.
  */
-class BackoffListenerTests {
+class ListenerTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(RecordingSleeper.class)
 		.withBean(Service.class)
 		.withPropertyValues("backoff.defaults.jitter=none", "backoff.policies.quotes.max-attempts=2");

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring;
 
 import java.io.IOException;
 import java.util.List;
@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * polled job becomes ready after some calls, and every failure and every failure handed to a
  * fallback is recorded.
  */
-abstract class ScriptedFailures {
+public abstract class ScriptedFailures {
 
 	private final List<Throwable> failures = new CopyOnWriteArrayList<>();
 
@@ -45,7 +45,7 @@ abstract class ScriptedFailures {
 	}
 
 	/** @return the failure of call {@code call} (from 1), recorded, or {@code null} when it succeeds */
-	@Nullable Throwable failureOf(int call) {
+	public @Nullable Throwable failureOf(int call) {
 		if (call > this.failFirst) {
 			return null;
 		}
@@ -55,12 +55,12 @@ abstract class ScriptedFailures {
 	}
 
 	/** @return whether a polled job is ready at call {@code call} */
-	boolean isReady(int call) {
+	public boolean isReady(int call) {
 		return call >= this.readyAfter;
 	}
 
 	/** Records a failure handed to a fallback. */
-	void fellBack(Throwable failure) {
+	public void fellBack(Throwable failure) {
 		this.fallbackFailures.add(failure);
 	}
 

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring;
 
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * A {@link BackoffListener} bean that records how calls ended, for calls that end on another
  * thread: a test waits for the next outcome instead of sleeping.
  */
-class EndRecorder implements BackoffListener {
+public class EndRecorder implements BackoffListener {
 
 	private final BlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
 
@@ -27,7 +27,7 @@ class EndRecorder implements BackoffListener {
 	}
 
 	/** @return the next outcome, waiting up to ten seconds for it; {@code null} if none came */
-	@Nullable Outcome next() throws InterruptedException {
+	public @Nullable Outcome next() throws InterruptedException {
 		return this.outcomes.poll(10, TimeUnit.SECONDS);
 	}
 

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.aop;
 
 import java.io.IOException;
 import java.lang.reflect.UndeclaredThrowableException;
@@ -9,14 +9,17 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.spring.CountingSleeper;
+import dev.backoff.spring.EnabledBackoff;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -26,12 +29,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * wrapped, with the stack trace that points at the throwing method; {@link Error}s are not
  * retried unless a policy names them.
  */
-class TransparencyTests {
+class ProxyTransparencyTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(CountingSleeper.class)
 		.withBean(Thrower.class);
 
@@ -92,6 +95,15 @@ class TransparencyTests {
 				.expectErrorSatisfies((ex) -> assertThat(ex).isSameAs(thrower.last()))
 				.verify(TIMEOUT);
 			assertThat(thrower.calls()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void aFinalBackoffMethodIsReportedAtStartUp(CapturedOutput output) {
+		this.runner.withBean(FinalMethod.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("@Backoff method FinalMethod.fetch is final, so the proxy cannot intercept it");
 		});
 	}
 
@@ -169,6 +181,15 @@ class TransparencyTests {
 			DiskFullError failure = new DiskFullError();
 			this.last.set(failure);
 			return Mono.error(failure);
+		}
+
+	}
+
+	static class FinalMethod {
+
+		@Backoff
+		public final String fetch() {
+			return "quote";
 		}
 
 	}

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.BackoffConfiguration;
+import dev.backoff.spring.CountingSleeper;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.spring.operation.BackoffScheduler;
 import io.micrometer.core.instrument.Counter;
@@ -23,7 +24,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,7 +49,7 @@ class ConcurrencyTests {
 	private static final long SEED = 8L;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
 		.withBean(CountingSleeper.class);
 
@@ -122,12 +122,13 @@ class ConcurrencyTests {
 
 	@Test
 	void holdsTenThousandPendingRetriesOnFourThreadsAndEndsThemAllWhenTheContextCloses() {
-		this.runner.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class,
+		this.runner.withAllowBeanDefinitionOverriding(true)
+			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class,
 				() -> new BackoffScheduler(4, java.util.concurrent.Executors.defaultThreadFactory()))
 			.withBean(FirstAttemptFails.class, () -> new FirstAttemptFails(IN_FLIGHT))
 			.run((context) -> {
 				FirstAttemptFails service = context.getBean(FirstAttemptFails.class);
-				BackoffScheduler scheduler = context.getBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME,
+				BackoffScheduler scheduler = context.getBean(BackoffConfiguration.SCHEDULER_BEAN_NAME,
 						BackoffScheduler.class);
 				@SuppressWarnings("unchecked")
 				CompletableFuture<String>[] futures = new CompletableFuture[IN_FLIGHT];

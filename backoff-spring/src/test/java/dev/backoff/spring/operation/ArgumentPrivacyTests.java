@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -7,11 +7,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.DebugLogging;
-import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
-import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.CountingSleeper;
+import dev.backoff.spring.DebugLogging;
+import dev.backoff.spring.EnabledBackoff;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -21,7 +19,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -30,11 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * No argument or return value leaks into a log line or a meter, on any return type, with
- * retry logging at DEBUG; and the endpoint stays hidden until the user exposes it by name.
+ * No argument or return value of a call leaks into a log line or a meter, on any return type,
+ * with retry logging at DEBUG.
  */
 @ExtendWith({ OutputCaptureExtension.class, DebugLogging.class })
-class HygieneTests {
+class ArgumentPrivacyTests {
 
 	private static final String SECRET_ARGUMENT = "s3cr3t-arg";
 
@@ -43,15 +40,14 @@ class HygieneTests {
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class,
-				BackoffEndpointAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
 		.withBean(CountingSleeper.class)
 		.withBean(Secrets.class);
 
 	@Test
 	void neitherArgumentNorResultAppearsInALogLineOrAMeterOnAnyReturnType(CapturedOutput output) {
-		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+		this.runner.run((context) -> {
 			Secrets secrets = context.getBean(Secrets.class);
 			secrets.failFirst(1);
 			assertThat(secrets.blocking(SECRET_ARGUMENT)).isEqualTo(SECRET_RESULT);
@@ -71,15 +67,7 @@ class HygieneTests {
 				.isNotEmpty()
 				.allSatisfy((id) -> assertThat(id.getTags()).extracting(Tag::getValue)
 					.noneMatch((value) -> value.contains(SECRET_ARGUMENT) || value.contains(SECRET_RESULT)));
-			assertThat(context.getBean(BackoffEndpoint.class).policies().toString()).doesNotContain(SECRET_ARGUMENT)
-				.doesNotContain(SECRET_RESULT);
 		});
-	}
-
-	@Test
-	void endpointIsNotAvailableWhenOnlyOtherEndpointsAreExposed() {
-		this.runner.withPropertyValues("management.endpoints.web.exposure.include=health,info")
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(BackoffEndpoint.class));
 	}
 
 	static class Secrets {

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
@@ -9,7 +9,7 @@ import dev.backoff.Sleeper;
  * A {@link Sleeper} that counts the waits instead of sleeping: cheap enough for hundreds of
  * thousands of retries on many threads.
  */
-class CountingSleeper implements Sleeper {
+public class CountingSleeper implements Sleeper {
 
 	private final LongAdder sleeps = new LongAdder();
 
@@ -18,7 +18,7 @@ class CountingSleeper implements Sleeper {
 		this.sleeps.increment();
 	}
 
-	long sleeps() {
+	public long sleeps() {
 		return this.sleeps.sum();
 	}
 

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -7,12 +7,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.EnabledBackoff;
+import dev.backoff.spring.ScriptedFailures;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,12 +23,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every attempt invokes the method anew and subscribes to what it returns; waits run on
  * Reactor's (virtual, here) time.
  */
-class BackoffReactorTests {
+class ReactorRetryTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(RecordingSleeper.class)
 		.withBean(ReactiveService.class);
 

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -18,10 +18,12 @@ import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.ManualScheduler;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.BackoffConfiguration;
+import dev.backoff.spring.EnabledBackoff;
+import dev.backoff.spring.ScriptedFailures;
 import dev.backoff.spring.operation.BackoffScheduler;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -32,12 +34,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link CompletionStage}: retried on the scheduler without blocking a thread, with the
  * original failure, cancellation and shutdown.
  */
-class BackoffAsyncTests {
+class AsyncRetryTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(RecordingSleeper.class)
 		.withBean(AsyncService.class);
 
@@ -71,7 +73,8 @@ class BackoffAsyncTests {
 	void schedulesEveryRetryOnTheSchedulerWithThePolicyDelays() {
 		ManualScheduler scheduler = new ManualScheduler();
 		this.contextRunner
-			.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
+			.withAllowBeanDefinitionOverriding(true)
+			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
 			.run((context) -> {
 				AsyncService service = context.getBean(AsyncService.class);
 				service.failFirst(2);
@@ -144,7 +147,8 @@ class BackoffAsyncTests {
 	void cancellingTheFutureStopsLaterAttempts() {
 		ManualScheduler scheduler = new ManualScheduler();
 		this.contextRunner
-			.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
+			.withAllowBeanDefinitionOverriding(true)
+			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
 			.run((context) -> {
 				AsyncService service = context.getBean(AsyncService.class);
 				service.failFirst(100);
@@ -227,7 +231,8 @@ class BackoffAsyncTests {
 		// the two here, while the scheduler shuts down.
 		CountDownLatch taken = new CountDownLatch(1);
 		CountDownLatch shutDown = new CountDownLatch(1);
-		this.contextRunner.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class,
+		this.contextRunner.withAllowBeanDefinitionOverriding(true)
+			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class,
 				() -> new BackoffScheduler(1, Executors.defaultThreadFactory()) {
 
 					@Override
@@ -322,7 +327,7 @@ class BackoffAsyncTests {
 	}
 
 	private static BackoffScheduler scheduler(ApplicationContext context) {
-		return context.getBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class);
+		return context.getBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, BackoffScheduler.class);
 	}
 
 	/** Starts a call whose first attempt fails and whose retry waits an hour on the scheduler. */

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.util.List;
@@ -10,10 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.Outcome;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.spring.CountingSleeper;
+import dev.backoff.spring.EnabledBackoff;
+import dev.backoff.spring.EndRecorder;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.Async;
@@ -29,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AsyncAnnotationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withUserConfiguration(AsyncConfiguration.class)
 		.withBean(EndRecorder.class)
 		.withBean(CountingSleeper.class)

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.operation;
 
 import java.time.Duration;
 import java.util.List;
@@ -16,7 +16,8 @@ import dev.backoff.BackoffListener;
 import dev.backoff.Jitter;
 import dev.backoff.ManualScheduler;
 import dev.backoff.Outcome;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.BackoffConfiguration;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.http.BackoffHttp;
 import dev.backoff.spring.http.ReactiveBackoffHttp;
@@ -32,7 +33,6 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -46,12 +46,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * and the call ends {@code exhausted} with a {@link TimeoutException}, no timer left behind;
  * a blocking method cannot have one. Time is virtual (Reactor) or manual (the scheduler).
  */
-class BackoffAttemptTimeoutTests {
+class AttemptTimeoutTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class)
 		.withBean(Ends.class)
 		.withPropertyValues("backoff.defaults.jitter=none", "backoff.defaults.base-delay=100ms");
@@ -173,7 +173,8 @@ class BackoffAttemptTimeoutTests {
 	void completableFutureAttemptThatNeverCompletesIsRetriedThenExhausted() {
 		ManualScheduler scheduler = new ManualScheduler();
 		this.contextRunner.withBean(Hanging.class)
-			.withBean(BackoffAutoConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
+			.withAllowBeanDefinitionOverriding(true)
+			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
 			.run((context) -> {
 				Hanging service = context.getBean(Hanging.class);
 				CompletableFuture<String> result = service.future();

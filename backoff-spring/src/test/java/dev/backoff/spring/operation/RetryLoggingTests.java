@@ -1,14 +1,15 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 
 import ch.qos.logback.classic.Level;
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
+import dev.backoff.spring.DebugLogging;
+import dev.backoff.spring.EnabledBackoff;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -22,10 +23,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Retry logging at DEBUG: what it says, and that it never shows an argument or a result.
  */
 @ExtendWith({ OutputCaptureExtension.class, DebugLogging.class })
-class BackoffLoggingTests {
+class RetryLoggingTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withUserConfiguration(SecretsConfiguration.class)
 		.withPropertyValues("backoff.policies.vault.max-attempts=3", "backoff.policies.vault.jitter=none",
 				"backoff.policies.vault.base-delay=250ms");

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure;
+package dev.backoff.spring.aop;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -11,10 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.aop.BackoffInterceptor;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class BackoffInterceptorTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(RecordingSleeper.class)
 		.withBean(Service.class);
 

@@ -1,23 +1,26 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.operation;
 
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.LogRecord;
 
 import dev.backoff.Backoff;
 import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.CoreWarnings;
-import dev.backoff.autoconfigure.DebugLogging;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.CoreWarnings;
+import dev.backoff.spring.CountingSleeper;
+import dev.backoff.spring.DebugLogging;
+import dev.backoff.spring.EnabledBackoff;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -34,7 +37,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class ListenerIsolationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class)
 		.withBean(CountingSleeper.class)
 		.withBean(Service.class)
@@ -82,6 +85,27 @@ class ListenerIsolationTests {
 			assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessage("attempt 3");
 			assertThat(outcomes(context.getBean(MeterRegistry.class), "exhausted")).isEqualTo(1);
 		});
+	}
+
+	@Test
+	void aListenerThatThrowsIsReportedOnceForItselfAndTheCallsAreStillObserved() {
+		ObservationRegistry registry = ObservationRegistry.create();
+		List<String> stopped = new CopyOnWriteArrayList<>();
+		registry.observationConfig().observationHandler(new StoppedNames(stopped));
+		List<LogRecord> warnings = CoreWarnings.during(() -> this.runner.withBean(ThrowingListener.class)
+			.withBean(ObservationRegistry.class, () -> registry)
+			.withPropertyValues("backoff.observations.enabled=true")
+			.run((context) -> {
+				Service service = context.getBean(Service.class);
+				service.failFirst(1);
+				assertThat(service.work()).isEqualTo("done");
+				assertThat(service.work()).isEqualTo("done");
+				assertThat(stopped).containsExactly("backoff.attempt", "backoff.attempt", "backoff.call",
+						"backoff.attempt", "backoff.call");
+			}));
+		assertThat(warnings).singleElement()
+			.satisfies((warning) -> assertThat(warning.getMessage())
+				.startsWith("BackoffListener " + ThrowingListener.class.getName() + " threw"));
 	}
 
 	private static double outcomes(MeterRegistry meters, String outcome) {
@@ -149,6 +173,21 @@ class ListenerIsolationTests {
 		public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
 			this.events.incrementAndGet();
 			throw new IllegalStateException("listener broken");
+		}
+
+	}
+
+	/** Records the name of every observation stopped. */
+	record StoppedNames(List<String> names) implements ObservationHandler<Observation.Context> {
+
+		@Override
+		public void onStop(Observation.Context context) {
+			this.names.add(context.getName());
+		}
+
+		@Override
+		public boolean supportsContext(Observation.Context context) {
+			return true;
 		}
 
 	}

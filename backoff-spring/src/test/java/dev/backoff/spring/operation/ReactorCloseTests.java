@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -9,12 +9,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.Outcome;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.spring.EnabledBackoff;
+import dev.backoff.spring.EndRecorder;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class ReactorCloseTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(Hourly.class)
 		.withPropertyValues("backoff.defaults.base-delay=1h", "backoff.defaults.max-delay=1h",
 				"backoff.defaults.jitter=none", "backoff.defaults.max-attempts=3");

@@ -1,17 +1,20 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.operation;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import java.util.concurrent.SubmissionPublisher;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.spring.CountingSleeper;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -23,7 +26,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class ReturnTypeTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(CountingSleeper.class);
 
 	@Test
@@ -57,6 +60,19 @@ class ReturnTypeTests {
 		});
 	}
 
+	@Test
+	void aMonoMethodReturningNullFailsItsAttemptsAsACompletableFutureMethodDoes() {
+		this.runner.withBean(Nulls.class).withPropertyValues("backoff.defaults.max-attempts=3").run((context) -> {
+			Nulls nulls = context.getBean(Nulls.class);
+			Throwable mono = catchThrowable(() -> nulls.mono().block());
+			Throwable future = catchThrowable(() -> nulls.future().get(10, TimeUnit.SECONDS));
+			assertThat(mono).isInstanceOf(IllegalStateException.class).hasMessageContaining("returned null");
+			assertThat(future).cause().isInstanceOf(IllegalStateException.class).hasMessageContaining("returned null");
+			assertThat(nulls.monoCalls()).isEqualTo(3);
+			assertThat(nulls.futureCalls()).isEqualTo(3);
+		});
+	}
+
 	static class FlowPublisher {
 
 		@Backoff
@@ -86,6 +102,34 @@ class ReturnTypeTests {
 				throw new IllegalStateException("down");
 			}
 			return "value";
+		}
+
+	}
+
+	static class Nulls {
+
+		private final AtomicInteger monoCalls = new AtomicInteger();
+
+		private final AtomicInteger futureCalls = new AtomicInteger();
+
+		int monoCalls() {
+			return this.monoCalls.get();
+		}
+
+		int futureCalls() {
+			return this.futureCalls.get();
+		}
+
+		@Backoff
+		public @Nullable Mono<String> mono() {
+			this.monoCalls.incrementAndGet();
+			return null;
+		}
+
+		@Backoff
+		public @Nullable CompletableFuture<String> future() {
+			this.futureCalls.incrementAndGet();
+			return null;
 		}
 
 	}

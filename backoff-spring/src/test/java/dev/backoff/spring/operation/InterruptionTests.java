@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.operation;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.Sleeper;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.CountingSleeper;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -21,7 +21,6 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class InterruptionTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
 		.withBean(Remote.class);
 
