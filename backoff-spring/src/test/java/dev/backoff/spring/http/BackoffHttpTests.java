@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.web;
+package dev.backoff.spring.http;
 
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -17,17 +17,10 @@ import java.util.function.Supplier;
 
 import dev.backoff.Backoff;
 import dev.backoff.RecordingSleeper;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
-import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
-import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
-import dev.backoff.autoconfigure.observation.BackoffObservationAutoConfiguration;
-import dev.backoff.autoconfigure.web.LoopbackServer.Reply;
-import dev.backoff.autoconfigure.web.LoopbackServer.Request;
+import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
-import dev.backoff.spring.http.BackoffHttp;
-import dev.backoff.spring.http.ReactiveBackoffHttp;
-import dev.backoff.spring.http.RequestBodyNotRepeatableException;
+import dev.backoff.spring.http.LoopbackServer.Reply;
+import dev.backoff.spring.http.LoopbackServer.Request;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,8 +33,6 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -81,12 +72,10 @@ class BackoffHttpTests {
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, MetricsAutoConfiguration.class,
-				BackoffMetricsAutoConfiguration.class, BackoffEndpointAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class)
 		.withBean(RecordingSleeper.class)
-		.withPropertyValues("management.endpoints.web.exposure.include=backoff",
-				"backoff.policies.downstream.max-attempts=3", "backoff.policies.downstream.base-delay=10ms",
+		.withPropertyValues("backoff.policies.downstream.max-attempts=3", "backoff.policies.downstream.base-delay=10ms",
 				"backoff.policies.downstream.jitter=none", "backoff.policies.downstream.throttle-base-delay=1s");
 
 	private LoopbackServer server;
@@ -331,26 +320,6 @@ class BackoffHttpTests {
 	}
 
 	@Test
-	void theEndpointListsTheClientsOperationsAndPreviewsBothSchedules() {
-		this.runner.run((context) -> {
-			restClient(context).get().uri("/quote").retrieve().body(String.class);
-			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
-			BackoffEndpoint.PolicyDescriptor downstream = endpoint.policies().policies().get("downstream");
-			assertThat(downstream.methods()).containsOnlyKeys("downstream GET");
-			assertThat(downstream.methods().get("downstream GET").calls()).containsEntry("success", 1L);
-			assertThat(downstream.settings().get("throttleBaseDelay")).isEqualTo("1s");
-			assertThat(downstream.settings().get("throttleMaxDelay")).isEqualTo("20s");
-			BackoffEndpoint.PreviewDescriptor preview = (BackoffEndpoint.PreviewDescriptor) endpoint
-				.preview("downstream").getBody();
-			assertThat(preview.schedule()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsExactly("10ms",
-					"20ms");
-			assertThat(preview.throttling()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsExactly("1s",
-					"2s");
-			assertThat(preview.worstCaseTotalDelay()).isEqualTo("3s");
-		});
-	}
-
-	@Test
 	void anUnknownPolicyIsReportedWhenTheClientIsBuilt() {
 		this.runner.run((context) -> assertThatExceptionOfType(BackoffConfigurationException.class)
 			.isThrownBy(() -> context.getBean(BackoffHttp.class).interceptor("downstrem"))
@@ -369,8 +338,7 @@ class BackoffHttpTests {
 
 	@Test
 	void eachRequestIsObservedAsACallWithItsAttemptsForBothClients() {
-		this.runner.withConfiguration(AutoConfigurations.of(BackoffObservationAutoConfiguration.class))
-			.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
+		this.runner.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
 			.withPropertyValues("backoff.observations.enabled=true")
 			.run((context) -> {
 				TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.web;
+package dev.backoff.spring.http;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -13,7 +13,6 @@ import java.time.ZoneOffset;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.RetryAfter;
-import dev.backoff.spring.http.HttpFailures;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

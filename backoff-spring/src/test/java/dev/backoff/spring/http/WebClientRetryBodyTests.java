@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.web;
+package dev.backoff.spring.http;
 
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpClient;
@@ -9,18 +9,15 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.web.UploadServer.First;
-import dev.backoff.autoconfigure.web.UploadServer.Received;
-import dev.backoff.spring.http.ReactiveBackoffHttp;
-import dev.backoff.spring.http.RequestBodyNotRepeatableException;
+import dev.backoff.spring.EnabledBackoff;
+import dev.backoff.spring.http.UploadServer.First;
+import dev.backoff.spring.http.UploadServer.Received;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import reactor.core.publisher.Flux;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -56,7 +53,7 @@ class WebClientRetryBodyTests {
 			+ "request.";
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withPropertyValues("backoff.policies.uploads.max-attempts=3", "backoff.policies.uploads.base-delay=1ms",
 				"backoff.policies.uploads.jitter=none");
 

@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.web;
+package dev.backoff.spring.http;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
