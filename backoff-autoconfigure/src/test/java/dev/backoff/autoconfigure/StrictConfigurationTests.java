@@ -1,10 +1,8 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.autoconfigure;
 
 import java.util.Map;
 
 import dev.backoff.Backoff;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;

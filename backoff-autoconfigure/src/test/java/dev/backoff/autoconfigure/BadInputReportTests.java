@@ -1,4 +1,4 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.autoconfigure;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -6,8 +6,6 @@ import java.time.Duration;
 import dev.backoff.Backoff;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.InvalidPolicyException;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -19,12 +17,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * The bad inputs of the reliability matrix that {@code BackoffPolicyValidationTests} and
+ * Bad input that {@code BackoffPolicyValidationTests} and
  * {@code BackoffFailureAnalyzerTests} do not try yet: non-finite and absurd values in YAML, in
  * annotation attributes and in builder calls. Each fails fast, and start-up failures are
  * reported by the {@link BackoffFailureAnalyzer} with the property (or attribute) and the rule.
  */
-class BadInputTests {
+class BadInputReportTests {
 
 	private static final String MULTIPLIER_RULE = "must be a finite number of at least 1";
 

@@ -1,12 +1,10 @@
-package dev.backoff.autoconfigure.reliability;
+package dev.backoff.spring.observation;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
-import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.observation.BackoffObservationAutoConfiguration;
-import dev.backoff.spring.observation.BackoffObservationContext;
+import dev.backoff.spring.EnabledBackoff;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
@@ -16,7 +14,6 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,8 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ObservationStartFailureTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class,
-				BackoffObservationAutoConfiguration.class))
+		.withUserConfiguration(EnabledBackoff.class)
 		.withPropertyValues("backoff.observations.enabled=true")
 		.withBean(Sleeper.class, () -> Sleeper.INSTANT)
 		.withBean(SimpleMeterRegistry.class)
