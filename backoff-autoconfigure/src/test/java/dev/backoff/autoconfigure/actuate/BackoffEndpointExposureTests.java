@@ -87,8 +87,8 @@ class BackoffEndpointExposureTests {
 				BackoffEndpoint.PolicyDescriptor downstream = endpoint.policies().policies().get("downstream");
 				assertThat(downstream.methods()).containsOnlyKeys("downstream GET");
 				assertThat(downstream.methods().get("downstream GET").calls()).containsEntry("success", 1L);
-				assertThat(downstream.settings().throttleBaseDelay()).isEqualTo("1s");
-				assertThat(downstream.settings().throttleMaxDelay()).isEqualTo("20s");
+				assertThat(downstream.settings().get("throttleBaseDelay")).isEqualTo("1s");
+				assertThat(downstream.settings().get("throttleMaxDelay")).isEqualTo("20s");
 				BackoffEndpoint.PreviewDescriptor preview = (BackoffEndpoint.PreviewDescriptor) endpoint
 					.preview("downstream").getBody();
 				assertThat(preview.schedule()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsExactly("10ms",
