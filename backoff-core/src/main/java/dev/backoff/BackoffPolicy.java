@@ -1,7 +1,10 @@
 package dev.backoff;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -10,8 +13,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A retry policy: a {@link BackoffSchedule} (how many attempts, how long to wait between
  * them) and {@link RetryRules} (which failures or results are worth another attempt). An
- * immutable value: a {@link RetryBudget}, which changes with every call, is kept beside a
- * policy, never inside it (see {@link BackoffExecutor#execute}).
+ * immutable value: a {@link RetryBudget} is kept beside a policy, never inside it.
  *
  * <p>Made with {@link #builder()}, one builder for both halves; {@link Builder#build()}
  * rejects invalid values with an {@link InvalidPolicyException} naming the setting, the value
@@ -68,7 +70,7 @@ public final class BackoffPolicy {
 
 	/** @return a builder holding the defaults */
 	public static Builder builder() {
-		return new Builder(new PolicyBuilderState());
+		return new Builder();
 	}
 
 	/** @return the policy with every default ({@code DEFAULT_*}) */
@@ -78,7 +80,7 @@ public final class BackoffPolicy {
 
 	/** @return a builder that starts from this policy's settings */
 	public Builder toBuilder() {
-		return new Builder(new PolicyBuilderState(this.schedule, this.rules));
+		return new Builder(this);
 	}
 
 	/** @return when to retry: the attempts and the waits between them */
@@ -91,19 +93,12 @@ public final class BackoffPolicy {
 		return this.rules;
 	}
 
-	/**
-	 * @return the longest server {@link RetryAfter} hint honoured: the one set, or else
-	 * {@code maxDelay} ({@code throttleMaxDelay} when the schedule has a throttling schedule)
-	 */
+	/** @return the longest {@link RetryAfter} hint honoured: the one set, else the longest cap */
 	public Duration getMaxRetryAfter() {
 		return Duration.ofNanos(this.maxRetryAfterNanos);
 	}
 
-	/**
-	 * @return how long one attempt of a non-blocking call may take, or {@code null} for no
-	 * limit: the {@link RetryRules#getAttemptTimeout() rules'} setting
-	 * @see Builder#attemptTimeout
-	 */
+	/** @return how long one attempt of a non-blocking call may take, or {@code null}: the rules' setting */
 	public @Nullable Duration getAttemptTimeout() {
 		return this.rules.getAttemptTimeout();
 	}
@@ -122,10 +117,71 @@ public final class BackoffPolicy {
 	 */
 	public static final class Builder {
 
-		private final PolicyBuilderState settings;
+		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
 
-		private Builder(PolicyBuilderState settings) {
-			this.settings = settings;
+		private @Nullable Duration baseDelay = DEFAULT_BASE_DELAY;
+
+		private @Nullable Duration maxDelay = DEFAULT_MAX_DELAY;
+
+		private double multiplier = DEFAULT_MULTIPLIER;
+
+		private @Nullable Jitter jitter = DEFAULT_JITTER;
+
+		private @Nullable Duration maxElapsed;
+
+		private @Nullable Duration attemptTimeout;
+
+		private final Set<Class<? extends Throwable>> retryOn = new LinkedHashSet<>();
+
+		private final Set<Class<? extends Throwable>> abortOn = new LinkedHashSet<>();
+
+		private @Nullable Duration throttleBaseDelay;
+
+		private @Nullable Duration throttleMaxDelay;
+
+		private final Set<Class<? extends Throwable>> throttleOn = new LinkedHashSet<>();
+
+		private Predicate<? super Throwable> throttledByDefault = (failure) -> false;
+
+		private @Nullable Predicate<@Nullable Object> retryIfResult;
+
+		private Predicate<? super Throwable> retryableByDefault = Builder::isException;
+
+		private @Nullable Predicate<? super Throwable> retryOnException;
+
+		private Function<? super Throwable, ? extends @Nullable Duration> retryAfter = RetryAfter::of;
+
+		private @Nullable Duration maxRetryAfter;
+
+		private Builder() {
+		}
+
+		private Builder(BackoffPolicy policy) {
+			BackoffSchedule schedule = policy.schedule;
+			RetryRules rules = policy.rules;
+			this.maxAttempts = schedule.getMaxAttempts();
+			this.baseDelay = schedule.getBaseDelay();
+			this.maxDelay = schedule.getMaxDelay();
+			this.multiplier = schedule.getMultiplier();
+			this.jitter = schedule.getJitter();
+			this.maxElapsed = rules.getMaxElapsed();
+			this.attemptTimeout = rules.getAttemptTimeout();
+			this.retryOn.addAll(rules.getRetryOn());
+			this.abortOn.addAll(rules.getAbortOn());
+			BackoffSchedule throttling = schedule.getThrottling();
+			this.throttleBaseDelay = (throttling != null) ? throttling.getBaseDelay() : null;
+			this.throttleMaxDelay = (throttling != null) ? throttling.getMaxDelay() : null;
+			this.throttleOn.addAll(rules.getThrottleOn());
+			this.throttledByDefault = rules.throttledByDefault();
+			this.retryIfResult = rules.getRetryIfResult();
+			this.retryableByDefault = rules.retryableByDefault();
+			this.retryOnException = rules.getRetryOnException();
+			this.retryAfter = rules.retryAfterSource();
+			this.maxRetryAfter = rules.getMaxRetryAfter();
+		}
+
+		private static boolean isException(Throwable failure) {
+			return failure instanceof Exception;
 		}
 
 		/**
@@ -134,7 +190,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder maxAttempts(int maxAttempts) {
-			this.settings.maxAttempts = maxAttempts;
+			this.maxAttempts = maxAttempts;
 			return this;
 		}
 
@@ -143,7 +199,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder baseDelay(Duration baseDelay) {
-			this.settings.baseDelay = baseDelay;
+			this.baseDelay = baseDelay;
 			return this;
 		}
 
@@ -152,7 +208,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder maxDelay(Duration maxDelay) {
-			this.settings.maxDelay = maxDelay;
+			this.maxDelay = maxDelay;
 			return this;
 		}
 
@@ -162,7 +218,7 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder multiplier(double multiplier) {
-			this.settings.multiplier = multiplier;
+			this.multiplier = multiplier;
 			return this;
 		}
 
@@ -171,33 +227,30 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder jitter(Jitter jitter) {
-			this.settings.jitter = jitter;
+			this.jitter = jitter;
 			return this;
 		}
 
 		/**
-		 * @param maxElapsed a budget for attempts plus waits, from the first call: positive, or
-		 * {@code null} for none. A wait that would end past it is not started.
+		 * @param maxElapsed a budget for attempts plus waits (a wait that would end past it is
+		 * not started): positive, or {@code null} for none
 		 * @return this builder
 		 */
 		public Builder maxElapsed(@Nullable Duration maxElapsed) {
-			this.settings.maxElapsed = maxElapsed;
+			this.maxElapsed = maxElapsed;
 			return this;
 		}
 
 		/**
-		 * Bounds each attempt of a non-blocking call ({@link BackoffExecutor#executeAsync}, or an
-		 * integration that steps a {@link BackoffCall}): an attempt that has not completed within
-		 * it fails with a {@link java.util.concurrent.TimeoutException}, which the rules classify
-		 * like any failure (every {@code Exception} is retried by default), and the next attempt
-		 * follows the schedule. A blocking call cannot be bounded, since Java cannot stop a
-		 * thread safely: {@link BackoffExecutor#execute} refuses a policy that has one.
+		 * Bounds each attempt of a non-blocking call: one still running then fails with a
+		 * {@link java.util.concurrent.TimeoutException}, classified like any failure.
+		 * {@link BackoffExecutor#execute} refuses it: Java cannot stop a thread safely.
 		 * @param attemptTimeout how long one attempt may take: positive and at most
 		 * {@code maxElapsed}, or {@code null} (the default) for no limit
 		 * @return this builder
 		 */
 		public Builder attemptTimeout(@Nullable Duration attemptTimeout) {
-			this.settings.attemptTimeout = attemptTimeout;
+			this.attemptTimeout = attemptTimeout;
 			return this;
 		}
 
@@ -209,8 +262,7 @@ public final class BackoffPolicy {
 		 */
 		@SafeVarargs
 		public final Builder retryOn(Class<? extends Throwable>... types) {
-			PolicyBuilderState.replace(this.settings.retryOn, types);
-			return this;
+			return replace(this.retryOn, types);
 		}
 
 		/**
@@ -221,20 +273,18 @@ public final class BackoffPolicy {
 		 */
 		@SafeVarargs
 		public final Builder abortOn(Class<? extends Throwable>... types) {
-			PolicyBuilderState.replace(this.settings.abortOn, types);
-			return this;
+			return replace(this.abortOn, types);
 		}
 
 		/**
 		 * Gives failures classified as throttling (see {@link #throttleOn}) a schedule of their
-		 * own: the same formula, attempts, multiplier and jitter with this base. AWS's SDKs use
-		 * 1 s after throttling against 50 ms after other transient errors.
+		 * own: the same formula, attempts, multiplier and jitter with this base.
 		 * @param throttleBaseDelay the first throttled retry's ceiling: at least {@code baseDelay};
 		 * {@code null} (the default) for throttled retries to follow the normal schedule
 		 * @return this builder
 		 */
 		public Builder throttleBaseDelay(@Nullable Duration throttleBaseDelay) {
-			this.settings.throttleBaseDelay = throttleBaseDelay;
+			this.throttleBaseDelay = throttleBaseDelay;
 			return this;
 		}
 
@@ -245,72 +295,63 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder throttleMaxDelay(@Nullable Duration throttleMaxDelay) {
-			this.settings.throttleMaxDelay = throttleMaxDelay;
+			this.throttleMaxDelay = throttleMaxDelay;
 			return this;
 		}
 
 		/**
-		 * Classifies failures that are (or are caused by) one of these types as throttling; replaces
-		 * any given before. Their retries wait by the throttling schedule and take
-		 * {@link RetryBudget#getThrottleCost() less} from a retry budget. It does not make them
-		 * retryable: with {@link #retryOn} given, each must be a subtype of one of its types.
+		 * Classifies failures of (or caused by) these types as throttling, replacing any given
+		 * before: they wait by the throttling schedule and cost a budget less. With
+		 * {@link #retryOn} given, each must be a subtype of one of its types.
 		 * @param types failure types
 		 * @return this builder
 		 */
 		@SafeVarargs
 		public final Builder throttleOn(Class<? extends Throwable>... types) {
-			PolicyBuilderState.replace(this.settings.throttleOn, types);
-			return this;
+			return replace(this.throttleOn, types);
 		}
 
 		/**
-		 * Decides which other failures are throttling. Default: none. The Spring integration
-		 * sets an HTTP-aware one when spring-web is present (429, and 503 with {@code Retry-After}).
+		 * Decides which other failures are throttling. Default: none.
 		 * @param predicate the test on a retried failure
 		 * @return this builder
 		 */
 		public Builder throttledByDefault(Predicate<? super Throwable> predicate) {
-			this.settings.throttledByDefault = Objects.requireNonNull(predicate, "throttledByDefault must not be null");
+			this.throttledByDefault = Objects.requireNonNull(predicate, "throttledByDefault must not be null");
 			return this;
 		}
 
 		/**
-		 * Retries while a successful attempt's result matches, e.g. a job still
-		 * {@code NOT_READY}. When attempts run out the last result is returned.
+		 * Retries while a result matches (a job still {@code NOT_READY}); the last one is returned.
 		 * @param predicate the test on a result, or {@code null} for none
 		 * @return this builder
 		 */
 		@SuppressWarnings("unchecked")
 		public Builder retryIfResult(@Nullable Predicate<?> predicate) {
-			this.settings.retryIfResult = (Predicate<@Nullable Object>) predicate;
+			this.retryIfResult = (Predicate<@Nullable Object>) predicate;
 			return this;
 		}
 
 		/**
 		 * Decides the failures that neither {@code retryOn} (when none is given) nor
-		 * {@code abortOn} decides. Default: every {@link Exception}. The Spring integration
-		 * sets an HTTP-aware one when spring-web is present (5xx, 408, 429 and I/O errors
-		 * retried; other 4xx not).
+		 * {@code abortOn} decides. Default: every {@link Exception}.
 		 * @param predicate the test on a failure
 		 * @return this builder
 		 */
 		public Builder retryableByDefault(Predicate<? super Throwable> predicate) {
-			this.settings.retryableByDefault = Objects.requireNonNull(predicate, "retryableByDefault must not be null");
+			this.retryableByDefault = Objects.requireNonNull(predicate, "retryableByDefault must not be null");
 			return this;
 		}
 
 		/**
-		 * Decides from what a failure says, not only its class, e.g. retry a throttling error
-		 * code and no other: tested on an attempt's failure once {@code abortOn} (which always
-		 * wins) and {@code retryOn} (which narrows, when given) have let it through, in place
-		 * of the default classification, so it may also widen it. A predicate that throws ends
-		 * the call as {@link Outcome#NOT_RETRYABLE}; the caller gets the original failure, with
-		 * the predicate's exception attached as suppressed.
+		 * Decides from what a failure says, not only its class: asked once {@code abortOn} and
+		 * {@code retryOn} have let a failure through, in place of the default classification.
+		 * One that throws ends the call as {@link Outcome#NOT_RETRYABLE}, its exception suppressed.
 		 * @param predicate the test on a failure, or {@code null} for none
 		 * @return this builder
 		 */
 		public Builder retryOnException(@Nullable Predicate<? super Throwable> predicate) {
-			this.settings.retryOnException = predicate;
+			this.retryOnException = predicate;
 			return this;
 		}
 
@@ -320,18 +361,25 @@ public final class BackoffPolicy {
 		 * @return this builder
 		 */
 		public Builder retryAfter(Function<? super Throwable, ? extends @Nullable Duration> source) {
-			this.settings.retryAfter = Objects.requireNonNull(source, "retryAfter must not be null");
+			this.retryAfter = Objects.requireNonNull(source, "retryAfter must not be null");
 			return this;
 		}
 
 		/**
-		 * @param maxRetryAfter the longest server hint to honour: zero or positive, or
-		 * {@code null} for {@code maxDelay}. A longer hint ends the call with
-		 * {@link Outcome#TIMED_OUT} instead of waiting.
+		 * @param maxRetryAfter the longest server hint to honour (a longer one ends the call as
+		 * {@link Outcome#TIMED_OUT}): zero or positive, or {@code null} for {@code maxDelay}
 		 * @return this builder
 		 */
 		public Builder maxRetryAfter(@Nullable Duration maxRetryAfter) {
-			this.settings.maxRetryAfter = maxRetryAfter;
+			this.maxRetryAfter = maxRetryAfter;
+			return this;
+		}
+
+		private Builder replace(Set<Class<? extends Throwable>> target, Class<? extends Throwable>[] types) {
+			target.clear();
+			if (types != null) {
+				target.addAll(Arrays.asList(types));
+			}
 			return this;
 		}
 
@@ -340,7 +388,11 @@ public final class BackoffPolicy {
 		 * @throws InvalidPolicyException if a setting or a combination breaks a rule
 		 */
 		public BackoffPolicy build() {
-			return new BackoffPolicy(this.settings.schedule(), this.settings.rules());
+			return new BackoffPolicy(new BackoffSchedule(this.maxAttempts, this.baseDelay, this.maxDelay,
+					this.multiplier, this.jitter, this.throttleBaseDelay, this.throttleMaxDelay),
+					new RetryRules(this.retryOn, this.abortOn, this.throttleOn, this.throttledByDefault,
+							this.retryableByDefault, this.retryOnException, this.retryIfResult,
+							this.retryAfter, this.maxRetryAfter, this.maxElapsed, this.attemptTimeout));
 		}
 
 	}
