@@ -87,6 +87,13 @@ final class BackoffAnnotations {
 		if (type == Double.class) {
 			return parse(name, (String) attribute, where, "a number such as " + setting.example(), Double::valueOf);
 		}
+		if (type == Boolean.class) {
+			return parse(name, (String) attribute, where, "true or false", (text) -> switch (text) {
+				case "true" -> true;
+				case "false" -> false;
+				default -> throw new IllegalArgumentException(text);
+			});
+		}
 		String text = resolve(name, (String) attribute, where);
 		return StringUtils.hasText(text) ? text : null;
 	}

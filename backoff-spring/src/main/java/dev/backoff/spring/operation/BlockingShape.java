@@ -20,7 +20,24 @@ final class BlockingShape implements ReturnShape {
 		@Override
 		public @Nullable Object invoke(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
 				@Nullable Object receiver, @Nullable Object[] arguments) throws Throwable {
-			return invokeBlocking(operation, attempt, receiver, arguments);
+			BackoffOperation.State state = operation.getState();
+			ObservedCall observed = operation.observe(null);
+			BackoffListener listener = (observed != null) ? observed.listener() : operation.getListener();
+			BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
+			Fallback fallback = operation.getFallback();
+			if (fallback == null) {
+				return operation.getExecutor().execute(state.policy(), state.budget(), listener, task);
+			}
+			try {
+				return operation.getExecutor().execute(state.policy(), state.budget(), listener, task);
+			}
+			catch (Throwable ex) {
+				// The thread is back outside this call's attempts: what encloses it is the caller's.
+				if (!operation.fallsBack(ex, state.policy(), operation.getExecutor().getEnclosingPolicy())) {
+					throw ex;
+				}
+				return fallback.invoke(receiver, arguments, ex);
+			}
 		}
 
 		@Override
@@ -39,7 +56,7 @@ final class BlockingShape implements ReturnShape {
 		@Override
 		public @Nullable Object invoke(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
 				@Nullable Object receiver, @Nullable Object[] arguments) throws Throwable {
-			Object result = invokeBlocking(operation, attempt, receiver, arguments);
+			Object result = VALUE.invoke(operation, attempt, receiver, arguments);
 			if (result != null && (result instanceof CompletionStage<?> || ReturnShape.isDeferred(result.getClass()))) {
 				throw new IllegalStateException("@Backoff method " + operation.getMethodTag() + " is declared to return "
 						+ "Object but returned a " + result.getClass().getName() + ", which cannot be retried: its "
@@ -64,28 +81,6 @@ final class BlockingShape implements ReturnShape {
 		}
 		// Object may hold a future or a publisher, which a blocking retry would hand back unretried.
 		return (type == Object.class) ? OBJECT : VALUE;
-	}
-
-	static @Nullable Object invokeBlocking(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
-			@Nullable Object receiver, @Nullable Object[] arguments) throws Throwable {
-		BackoffOperation.State state = operation.getState();
-		ObservedCall observed = operation.observe(null);
-		BackoffListener listener = (observed != null) ? observed.listener() : operation.getListener();
-		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
-		Fallback fallback = operation.getFallback();
-		if (fallback == null) {
-			return operation.getExecutor().execute(state.policy(), state.budget(), listener, task);
-		}
-		try {
-			return operation.getExecutor().execute(state.policy(), state.budget(), listener, task);
-		}
-		catch (Throwable ex) {
-			// The thread is back outside this call's attempts: what encloses it is the caller's.
-			if (!operation.fallsBack(ex, state.policy(), operation.getExecutor().getEnclosingPolicy())) {
-				throw ex;
-			}
-			return fallback.invoke(receiver, arguments, ex);
-		}
 	}
 
 }
