@@ -2,10 +2,11 @@ package dev.backoff.rewrite;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
+import org.openrewrite.InMemoryExecutionContext;
 import org.openrewrite.java.JavaParser;
+import org.openrewrite.java.internal.JavaTypeCache;
 
 /**
  * The parser the recipes' tests give their sources to: Spring Retry's, Framework's and our
@@ -14,17 +15,80 @@ import org.openrewrite.java.JavaParser;
  */
 final class Parsers {
 
+	private static final List<Path> CLASSPATH = List.of(location(org.springframework.retry.annotation.Retryable.class),
+			location(org.springframework.resilience.annotation.Retryable.class), location(dev.backoff.Backoff.class),
+			location(org.springframework.core.annotation.AliasFor.class));
+
+	/**
+	 * The libraries' types (the JDK's, Spring Retry's, Framework's), as OpenRewrite maps them, once
+	 * for all the tests: mapping them anew was most of a test's time (a parse of one small class
+	 * took ~250 ms with an empty cache, ~30 ms reading through this one). Each parser reads through
+	 * it and writes to a cache of its own, so no test sees another's classes; after this class's
+	 * initialisation it is only read, from both test threads.
+	 */
+	private static final JavaTypeCache LIBRARY_TYPES = libraryTypes();
+
 	private Parsers() {
 	}
 
 	static JavaParser.Builder<?, ?> withRetryTypes() {
-		List<Path> classpath = new ArrayList<>();
-		for (Class<?> type : List.of(org.springframework.retry.annotation.Retryable.class,
-				org.springframework.resilience.annotation.Retryable.class, dev.backoff.Backoff.class,
-				org.springframework.core.annotation.AliasFor.class)) {
-			classpath.add(location(type));
-		}
-		return JavaParser.fromJavaVersion().classpath(classpath).dependsOn(Stubs.ENABLE_BACKOFF);
+		return JavaParser.fromJavaVersion()
+			.classpath(CLASSPATH)
+			.dependsOn(Stubs.ENABLE_BACKOFF)
+			.typeCache(JavaTypeCache.withBase(LIBRARY_TYPES));
+	}
+
+	/** @return a cache holding the types the tests' sources use, mapped by parsing a class that uses them */
+	private static JavaTypeCache libraryTypes() {
+		JavaTypeCache types = new JavaTypeCache();
+		JavaParser.fromJavaVersion().classpath(CLASSPATH).typeCache(types).build().parse(new InMemoryExecutionContext(), """
+				package warmup;
+
+				import java.io.IOException;
+				import java.lang.annotation.Retention;
+				import java.lang.annotation.RetentionPolicy;
+				import java.lang.reflect.Method;
+				import java.util.concurrent.CompletableFuture;
+				import java.util.concurrent.TimeUnit;
+
+				import org.springframework.context.annotation.Configuration;
+				import org.springframework.core.annotation.AliasFor;
+				import org.springframework.resilience.annotation.ConcurrencyLimit;
+				import org.springframework.resilience.annotation.EnableResilientMethods;
+				import org.springframework.resilience.retry.MethodRetryPredicate;
+				import org.springframework.retry.annotation.Backoff;
+				import org.springframework.retry.annotation.CircuitBreaker;
+				import org.springframework.retry.annotation.EnableRetry;
+				import org.springframework.retry.annotation.Recover;
+				import org.springframework.retry.annotation.Retryable;
+				import org.springframework.retry.support.RetrySynchronizationManager;
+				import org.springframework.retry.support.RetryTemplate;
+
+				@Configuration
+				@EnableRetry
+				@EnableResilientMethods
+				@Retention(RetentionPolicy.RUNTIME)
+				@interface Warmup {
+
+					@AliasFor(annotation = Retryable.class, attribute = "maxAttempts")
+					int attempts() default 3;
+
+					@Retryable(retryFor = IOException.class, backoff = @Backoff(delay = 100, multiplier = 2))
+					@org.springframework.resilience.annotation.Retryable(maxRetries = 3, timeUnit = TimeUnit.SECONDS)
+					@ConcurrencyLimit(1)
+					@CircuitBreaker
+					@Recover
+					class Uses {
+
+						CompletableFuture<String> fetch(Method method, MethodRetryPredicate predicate, RetryTemplate template) {
+							return CompletableFuture.completedFuture(String.valueOf(RetrySynchronizationManager.getContext().getRetryCount()));
+						}
+
+					}
+
+				}
+				""").toList();
+		return types;
 	}
 
 	private static Path location(Class<?> type) {
