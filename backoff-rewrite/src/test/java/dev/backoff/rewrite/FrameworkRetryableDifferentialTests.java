@@ -1,14 +1,18 @@
 package dev.backoff.rewrite;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import dev.backoff.rewrite.Differential.Kind;
 import dev.backoff.rewrite.Differential.Row;
+import dev.backoff.rewrite.DifferentialRun.Runs;
+import dev.backoff.rewrite.DifferentialRun.Side;
+import dev.backoff.rewrite.DifferentialRun.Subject;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static dev.backoff.rewrite.Differential.failing;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reads the attributes) with the waits taken out, and records as each retry's wait what the
  * {@code BackOff} of the real {@code RetryPolicy} built from those attributes gives: the waits
  * Framework would have slept. Rows not run here (left whole, or no behaviour) are covered by the
- * test the docs name.
+ * test the docs name. The rows run in {@link DifferentialRun}, with those of the other
+ * differential tests.
  */
 class FrameworkRetryableDifferentialTests {
 
@@ -150,6 +155,10 @@ class FrameworkRetryableDifferentialTests {
 			row("exhaustedRetriesGiveTheLastFailure", Kind.EXACT, "@Retryable(maxRetries = 2, delay = 10)",
 					"throw RowRunner.thrown(new java.io.UncheckedIOException(\"down \" + n, new java.io.IOException(\"io\")));"));
 
+	/** Migrated rows run with the whole test class path, Spring Retry's included. */
+	static final Subject SUBJECT = new Subject("framework", "dev.backoff.rewrite.MigrateFrameworkRetryable",
+			FRAMEWORK_RUNNER, RANDOM_CALLS, List.of(new Side(ROWS, Differential.BACKOFF_RUNNER, true)));
+
 	private static Map<String, List<String>> framework;
 
 	private static Map<String, List<String>> backoff;
@@ -161,17 +170,11 @@ class FrameworkRetryableDifferentialTests {
 	}
 
 	@BeforeAll
-	static void runEveryRowUnderBothLibraries(@TempDir Path dir) throws Exception {
-		List<Path> classpath = InProcess.testClasspath();
-		Path before = dir.resolve("before");
-		Path after = dir.resolve("after");
-		Differential.write(ROWS, before);
-		Differential.write(List.of(), after);
-		migrated = Differential.migrate("dev.backoff.rewrite.MigrateFrameworkRetryable", ROWS, before, classpath, after);
-		java.nio.file.Files.writeString(before.resolve("rows/RowRunner.java"), FRAMEWORK_RUNNER);
-		java.nio.file.Files.writeString(after.resolve("rows/RowRunner.java"), Differential.BACKOFF_RUNNER);
-		framework = Differential.run(ROWS, before, classpath, dir.resolve("before-classes"), RANDOM_CALLS);
-		backoff = Differential.run(ROWS, after, classpath, dir.resolve("after-classes"), RANDOM_CALLS);
+	static void runEveryRowUnderBothLibraries() throws Exception {
+		Runs runs = DifferentialRun.of(SUBJECT);
+		framework = runs.before();
+		backoff = runs.after();
+		migrated = runs.migrated();
 		long equal = ROWS.stream().filter((row) -> row.kind() == Kind.EXACT).count();
 		System.out.printf("Backoff migration, differential: %d rows of docs/migrating.md's Framework table run under "
 				+ "Framework's @Retryable and, migrated, under Backoff: %d equal (%d of them with the recipe's note), "
@@ -185,24 +188,31 @@ class FrameworkRetryableDifferentialTests {
 				+ " | " + java.util.Arrays.deepToString(Differential.bounds(backoff.get("jitterIsEqualJitter"))));
 	}
 
-	@Test
-	void everyRowMigrates() {
-		for (Row row : ROWS) {
-			assertThat(migrated.get(row.name())).as(row.name())
-				.doesNotContain("org.springframework.resilience.annotation")
-				.contains("@Backoff(");
-		}
+	static Stream<String> rows() {
+		return ROWS.stream().map(Row::name);
 	}
 
-	@Test
-	void exactRowsBehaveAlikeUnderBothLibraries() {
-		for (Row row : ROWS) {
-			if (row.kind() == Kind.EXACT) {
-				assertThat(backoff.get(row.name())).as(row.name()).isEqualTo(framework.get(row.name()));
-				assertThat(migrated.get(row.name()).contains("Backoff migration, not exact")).as(row.name() + " noted")
-					.isEqualTo(row.noted());
-			}
-		}
+	static Stream<String> exactRows() {
+		return ROWS.stream().filter((row) -> row.kind() == Kind.EXACT).map(Row::name);
+	}
+
+	private static Row row(String name) {
+		return ROWS.stream().filter((row) -> row.name().equals(name)).findFirst().orElseThrow();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("rows")
+	void everyRowMigrates(String row) {
+		assertThat(migrated.get(row)).as(row)
+			.doesNotContain("org.springframework.resilience.annotation")
+			.contains("@Backoff(");
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("exactRows")
+	void exactRowsBehaveAlikeUnderBothLibraries(String row) {
+		assertThat(backoff.get(row)).as(row).isEqualTo(framework.get(row));
+		assertThat(migrated.get(row).contains("Backoff migration, not exact")).as(row + " noted").isEqualTo(row(row).noted());
 	}
 
 	@Test
@@ -229,15 +239,13 @@ class FrameworkRetryableDifferentialTests {
 		assertThat(backoff.get("errorsAreRetriedByFrameworkOnly")).containsExactly("1|threw java.lang.AssertionError: broken 1 #1|[]");
 	}
 
-	@Test
-	void everyRowIsATestOfTheDocsOrOneOfItsOwn() {
-		String doc = Differential.readDoc();
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("rows")
+	void everyRowIsATestOfTheDocsOrOneOfItsOwn(String row) {
 		List<String> ownRows = List.of("maxRetriesBeanExpressionAddsTheFirstCall", "delayBeanExpressionIsCarried",
 				"includesMatchCauses", "errorsAreRetriedByFrameworkOnly", "exhaustedRetriesGiveTheLastFailure");
-		for (Row row : ROWS) {
-			if (!ownRows.contains(row.name())) {
-				assertThat(doc).as(row.name()).contains("`" + row.name() + "`");
-			}
+		if (!ownRows.contains(row)) {
+			assertThat(Differential.readDoc()).as(row).contains("`" + row + "`");
 		}
 	}
 

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What the end-to-end and differential tests do in-process, to stay cheap (no nested Maven):
- * run {@code MigrateSpringRetry} over a folder's sources, compile sources with {@code javac},
+ * run a recipe over a folder's sources, compile sources with {@code javac},
  * and load the classes with only a given class path.
  */
 final class InProcess {
@@ -44,20 +44,35 @@ final class InProcess {
 
 	/** @return the recipe's results over every {@code .java} file under {@code dir}, parsed against {@code classpath} */
 	static List<Result> migrate(Path dir, List<Path> classpath, String recipeName) throws IOException {
-		ExecutionContext ctx = new InMemoryExecutionContext((failure) -> {
-			throw new IllegalStateException(failure);
-		});
-		List<SourceFile> sources = JavaParser.fromJavaVersion()
+		ExecutionContext ctx = context();
+		return run(recipeName, parse(dir, javaSources(dir), classpath, ctx), ctx);
+	}
+
+	/** @return the {@code sources}, parsed against {@code classpath}, their paths relative to {@code dir} */
+	static List<SourceFile> parse(Path dir, List<Path> sources, List<Path> classpath, ExecutionContext ctx) {
+		List<SourceFile> parsed = JavaParser.fromJavaVersion()
 			.classpath(classpath)
 			.build()
-			.parse(javaSources(dir), dir, ctx)
+			.parse(sources, dir, ctx)
 			.toList();
-		assertThat(sources).noneMatch(ParseError.class::isInstance);
-		Recipe recipe = Environment.builder()
-			.scanRuntimeClasspath("dev.backoff.rewrite")
-			.build()
-			.activateRecipes(recipeName);
+		assertThat(parsed).noneMatch(ParseError.class::isInstance);
+		return parsed;
+	}
+
+	/** @return the recipe's results over {@code sources} */
+	static List<Result> run(String recipeName, List<SourceFile> sources, ExecutionContext ctx) {
+		Recipe recipe;
+		synchronized (Recipes.ENVIRONMENT) {
+			recipe = Recipes.ENVIRONMENT.activateRecipes(recipeName);
+		}
 		return recipe.run(new InMemoryLargeSourceSet(sources), ctx).getChangeset().getAllResults();
+	}
+
+	/** @return a context in which any failure of the parser or the recipe fails the test */
+	static ExecutionContext context() {
+		return new InMemoryExecutionContext((failure) -> {
+			throw new IllegalStateException(failure);
+		});
 	}
 
 	static void compile(List<Path> sources, List<Path> classpath, Path out) throws IOException {
@@ -102,6 +117,13 @@ final class InProcess {
 		try (Stream<Path> files = Files.walk(dir)) {
 			return files.filter((file) -> file.toString().endsWith(".java")).sorted().toList();
 		}
+	}
+
+	/** The recipes, found once: scanning the class path for them costs a test run each time. */
+	private static final class Recipes {
+
+		static final Environment ENVIRONMENT = Environment.builder().scanRuntimeClasspath("dev.backoff.rewrite").build();
+
 	}
 
 	private static Path location(Class<?> type) {

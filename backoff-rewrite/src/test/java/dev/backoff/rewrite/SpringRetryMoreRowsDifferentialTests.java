@@ -1,7 +1,5 @@
 package dev.backoff.rewrite;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +7,13 @@ import java.util.stream.Stream;
 
 import dev.backoff.rewrite.Differential.Kind;
 import dev.backoff.rewrite.Differential.Row;
+import dev.backoff.rewrite.DifferentialRun.Runs;
+import dev.backoff.rewrite.DifferentialRun.Side;
+import dev.backoff.rewrite.DifferentialRun.Subject;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static dev.backoff.rewrite.Differential.failing;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,13 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * still on the class path and both {@code @EnableRetry} and {@code @EnableBackoff}, as the
  * recipe leaves such a project: it must keep its behaviour and carry the recipe's comment.
  * Spring Retry's waits are recorded by a {@code Sleeper} bean, which {@code @EnableRetry}'s
- * interceptor takes from the context for every back-off policy it builds.
+ * interceptor takes from the context for every back-off policy it builds. The rows run in
+ * {@link DifferentialRun}, with those of the other differential tests.
  */
 class SpringRetryMoreRowsDifferentialTests {
-
-	private static final String SPRING_RETRY_RUNNER = Differential.RUNNER.formatted(
-			"@org.springframework.retry.annotation.EnableRetry",
-			"@Bean public org.springframework.retry.backoff.Sleeper sleeper() { return WAITS::add; }", "");
 
 	/** What the recipe leaves of a project with code left on Spring Retry: both libraries switched on. */
 	private static final String BOTH_RUNNER = Differential.RUNNER.formatted(
@@ -216,6 +215,12 @@ class SpringRetryMoreRowsDifferentialTests {
 					}
 					"""));
 
+	/** Migrated rows run without Spring Retry; those left whole with both libraries, as the recipe leaves the project. */
+	static final Subject SUBJECT = new Subject("more", "dev.backoff.rewrite.MigrateSpringRetry",
+			Differential.SPRING_RETRY_RUNNER, 1,
+			List.of(new Side(Stream.concat(MIGRATED.stream(), DEFECTS.stream()).toList(), Differential.BACKOFF_RUNNER, false),
+					new Side(LEFT_WHOLE, BOTH_RUNNER, true)));
+
 	private static Map<String, List<String>> springRetry;
 
 	private static Map<String, List<String>> backoff;
@@ -224,14 +229,7 @@ class SpringRetryMoreRowsDifferentialTests {
 
 	private static Row row(String name, Kind kind, boolean noted, String annotations,
 			@org.jspecify.annotations.Nullable String script, String members) {
-		String used = annotations + members;
-		StringBuilder imports = new StringBuilder();
-		for (String type : List.of("Retryable", "Backoff", "Recover", "CircuitBreaker")) {
-			if (used.contains("@" + type)) {
-				imports.append("import org.springframework.retry.annotation.").append(type).append(";\n");
-			}
-		}
-		return Row.of(name, kind, noted, imports.toString(), annotations, script, members);
+		return Differential.springRetryRow(name, kind, noted, annotations, script, members);
 	}
 
 	private static Row files(String name, Kind kind, String bean, String otherName, String other) {
@@ -242,32 +240,11 @@ class SpringRetryMoreRowsDifferentialTests {
 	}
 
 	@BeforeAll
-	static void runEveryRowUnderBothLibraries(@TempDir Path dir) throws Exception {
-		List<Path> classpath = InProcess.testClasspath();
-		List<Path> withoutSpringRetry = classpath.stream()
-			.filter((entry) -> !entry.getFileName().toString().startsWith("spring-retry-"))
-			.toList();
-		List<Row> migrating = Stream.concat(MIGRATED.stream(), DEFECTS.stream()).toList();
-		List<Row> all = Stream.concat(migrating.stream(), LEFT_WHOLE.stream()).toList();
-		Path before = dir.resolve("before");
-		Path after = dir.resolve("after");
-		Path afterWhole = dir.resolve("after-whole");
-		Differential.write(all, before);
-		Differential.write(List.of(), after);
-		migrated = Differential.migrate("dev.backoff.rewrite.MigrateSpringRetry", all, before, classpath, after);
-		Differential.write(List.of(), afterWhole);
-		for (Row row : LEFT_WHOLE) {
-			for (String file : row.files().keySet()) {
-				Files.move(after.resolve("rows/" + file + ".java"), afterWhole.resolve("rows/" + file + ".java"));
-			}
-		}
-		Files.writeString(before.resolve("rows/RowRunner.java"), SPRING_RETRY_RUNNER);
-		Files.writeString(after.resolve("rows/RowRunner.java"), Differential.BACKOFF_RUNNER);
-		Files.writeString(afterWhole.resolve("rows/RowRunner.java"), BOTH_RUNNER);
-		springRetry = Differential.run(all, before, classpath, dir.resolve("before-classes"), 1);
-		backoff = new LinkedHashMap<>(
-				Differential.run(migrating, after, withoutSpringRetry, dir.resolve("after-classes"), 1));
-		backoff.putAll(Differential.run(LEFT_WHOLE, afterWhole, classpath, dir.resolve("after-whole-classes"), 1));
+	static void runEveryRowUnderBothLibraries() throws Exception {
+		Runs runs = DifferentialRun.of(SUBJECT);
+		springRetry = runs.before();
+		backoff = runs.after();
+		migrated = runs.migrated();
 		List<Row> compared = Stream.concat(MIGRATED.stream(), LEFT_WHOLE.stream()).toList();
 		long equal = compared.stream().filter((row) -> row.kind() == Kind.EXACT).count();
 		System.out.printf("Backoff migration, differential: %d more rows of docs/migrating.md's Spring Retry table run "
@@ -277,50 +254,73 @@ class SpringRetryMoreRowsDifferentialTests {
 				compared.stream().filter((row) -> row.kind() == Kind.EXACT && row.noted()).count(), compared.size() - equal,
 				compared.stream().filter((row) -> row.kind() != Kind.EXACT && row.noted()).count(),
 				compared.stream().filter((row) -> row.kind() != Kind.EXACT && !row.noted()).count(), DEFECTS.size());
-		all.forEach((row) -> System.out.printf("  %s: %s | %s%n", row.name(), springRetry.get(row.name()).get(0),
+		SUBJECT.rows().forEach((row) -> System.out.printf("  %s: %s | %s%n", row.name(), springRetry.get(row.name()).get(0),
 				backoff.get(row.name()).get(0)));
 	}
 
-	@Test
-	void migratedRowsLeaveNoSpringRetryAnnotation() {
-		for (Row row : Stream.concat(MIGRATED.stream(), DEFECTS.stream()).toList()) {
-			assertThat(migrated.get(row.name())).as(row.name())
-				.doesNotContain("org.springframework.retry.annotation")
-				.contains("@Backoff(");
-		}
+	static Stream<String> migratedRows() {
+		return Stream.concat(MIGRATED.stream(), DEFECTS.stream()).map(Row::name);
 	}
 
-	@Test
-	void rowsLeftWholeCarryTheCommentAndKeepSpringRetry() {
-		assertThat(migrated.get("aConstantDelayBesideAMaxDelayWithoutAMultiplier")).contains("// Backoff migration");
-		for (Row row : LEFT_WHOLE) {
-			if (row.name().equals("aConstantDelayBesideAMaxDelayWithoutAMultiplier")) {
-				continue;
-			}
-			assertThat(migrated.get(row.name())).as(row.name())
+	static Stream<String> rowsLeftWhole() {
+		return LEFT_WHOLE.stream().map(Row::name);
+	}
+
+	static Stream<String> exactRows() {
+		return comparedRows().filter((row) -> row.kind() == Kind.EXACT).map(Row::name);
+	}
+
+	static Stream<String> notedDifferingRows() {
+		return MIGRATED.stream().filter((row) -> row.kind() == Kind.DIFFERS && row.noted()).map(Row::name);
+	}
+
+	static Stream<String> rows() {
+		return SUBJECT.rows().stream().map(Row::name);
+	}
+
+	/** The rows compared with the docs' claims; those of {@link #DEFECTS} have tests of their own. */
+	private static Stream<Row> comparedRows() {
+		return Stream.concat(MIGRATED.stream(), LEFT_WHOLE.stream());
+	}
+
+	private static Row row(String name) {
+		return SUBJECT.rows().stream().filter((row) -> row.name().equals(name)).findFirst().orElseThrow();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("migratedRows")
+	void migratedRowsLeaveNoSpringRetryAnnotation(String row) {
+		assertThat(migrated.get(row)).as(row).doesNotContain("org.springframework.retry.annotation").contains("@Backoff(");
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("rowsLeftWhole")
+	void rowsLeftWholeCarryTheCommentAndKeepSpringRetry(String row) {
+		if (row.equals("aConstantDelayBesideAMaxDelayWithoutAMultiplier")) {
+			assertThat(migrated.get(row)).contains("// Backoff migration");
+		}
+		else {
+			assertThat(migrated.get(row)).as(row)
 				.contains("// Backoff migration: left on")
 				.contains("org.springframework.retry.annotation");
 		}
 	}
 
-	@Test
-	void exactRowsBehaveAlikeUnderBothLibraries() {
-		for (Row row : Stream.concat(MIGRATED.stream(), LEFT_WHOLE.stream()).toList()) {
-			if (row.kind() == Kind.EXACT) {
-				assertThat(backoff.get(row.name())).as(row.name()).isEqualTo(springRetry.get(row.name()));
-				assertThat(migrated.get(row.name()).contains("Backoff migration, not exact")).as(row.name() + " noted")
-					.isEqualTo(row.noted());
-			}
-		}
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("exactRows")
+	void exactRowsBehaveAlikeUnderBothLibraries(String row) {
+		assertThat(backoff.get(row)).as(row).isEqualTo(springRetry.get(row));
+		assertThat(migrated.get(row).contains("Backoff migration, not exact")).as(row + " noted").isEqualTo(row(row).noted());
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("notedDifferingRows")
+	void notedRowsCarryTheComment(String row) {
+		assertThat(migrated.get(row)).as(row).contains("Backoff migration, not exact");
 	}
 
 	@Test
-	void notedRowsCarryTheCommentAndDifferAsItSays() {
-		for (Row row : MIGRATED) {
-			if (row.kind() == Kind.DIFFERS && row.noted()) {
-				assertThat(migrated.get(row.name())).as(row.name()).contains("Backoff migration, not exact");
-			}
-		}
+	void notedRowsDifferAsTheCommentSays() {
 		// A failed Mono: returned as it is by Spring Retry, retried by Backoff.
 		assertThat(springRetry.get("monoReturnTypesGainRetriesAndAreReported")).containsExactly("1|threw java.lang.IllegalStateException: busy 1 #1|[]");
 		assertThat(backoff.get("monoReturnTypesGainRetriesAndAreReported").get(0)).startsWith("3|value ok 3|");
@@ -354,17 +354,15 @@ class SpringRetryMoreRowsDifferentialTests {
 		assertThat(migrated.get(name)).contains("Backoff migration, not exact");
 	}
 
-	@Test
-	void everyRowIsATestOfTheDocsOrOneOfItsOwn() {
-		String doc = Differential.readDoc();
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("rows")
+	void everyRowIsATestOfTheDocsOrOneOfItsOwn(String row) {
 		List<String> ownRows = List.of("beanExpressionsWithAMultiplierAreNoted", "exhaustedRetriesGiveTheLastFailure",
 				"recoverGetsTheLastFailure", "noRetryForAloneMatchesCauses", "errorsAreRetriedBySpringRetryOnly",
 				"monoReturnTypesGainRetriesAndAreReported", "multiplierPlaceholderOfAnInteger",
 				"upperCaseSpelOrStaysAnOperator", "aConstantDelayBesideAMaxDelayWithoutAMultiplier");
-		for (Row row : Stream.concat(Stream.concat(MIGRATED.stream(), DEFECTS.stream()), LEFT_WHOLE.stream()).toList()) {
-			if (!ownRows.contains(row.name())) {
-				assertThat(doc).as(row.name()).contains("`" + row.name() + "`");
-			}
+		if (!ownRows.contains(row)) {
+			assertThat(Differential.readDoc()).as(row).contains("`" + row + "`");
 		}
 	}
 
