@@ -31,7 +31,10 @@ class MavenBuildTests implements RewriteTest {
 			throw new AssertionError(String.valueOf(failure), failure);
 		});
 		MavenExecutionContextView.view(ctx).setAddCentralRepository(false);
-		spec.recipe(new MigrateSpringRetryCode()).parser(Parsers.withRetryTypes()).executionContext(ctx);
+		spec.recipe(new MigrateSpringRetryCode())
+			.parser(Parsers.withRetryTypes())
+			.beforeRecipe(Parsers.templatesReadTheLibraryTypes())
+			.executionContext(ctx);
 	}
 
 	private static String pom(String dependencies) {

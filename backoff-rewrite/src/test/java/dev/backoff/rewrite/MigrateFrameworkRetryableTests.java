@@ -29,7 +29,9 @@ class MigrateFrameworkRetryableTests implements RewriteTest {
 
 	@Override
 	public void defaults(RecipeSpec spec) {
-		spec.recipe(new MigrateFrameworkRetryableCode()).parser(Parsers.withRetryTypes());
+		spec.recipe(new MigrateFrameworkRetryableCode())
+			.parser(Parsers.withRetryTypes())
+			.beforeRecipe(Parsers.templatesReadTheLibraryTypes());
 	}
 
 	private void migrates(String before, String after) {

@@ -31,7 +31,9 @@ class MigrateSpringRetryTests implements RewriteTest {
 
 	@Override
 	public void defaults(RecipeSpec spec) {
-		spec.recipe(new MigrateSpringRetryCode()).parser(Parsers.withRetryTypes());
+		spec.recipe(new MigrateSpringRetryCode())
+			.parser(Parsers.withRetryTypes())
+			.beforeRecipe(Parsers.templatesReadTheLibraryTypes());
 	}
 
 	/** A class with one retried method, its annotations (and a comment) given. */

@@ -3,10 +3,18 @@ package dev.backoff.rewrite;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import org.openrewrite.InMemoryExecutionContext;
+import org.openrewrite.SourceFile;
+import org.openrewrite.Tree;
 import org.openrewrite.java.JavaParser;
+import org.openrewrite.java.internal.DefaultJavaTypeFactory;
 import org.openrewrite.java.internal.JavaTypeCache;
+import org.openrewrite.java.internal.JavaTypeFactory;
+import org.openrewrite.java.marker.JavaSourceSet;
+import org.openrewrite.java.tree.JavaSourceFile;
+import org.openrewrite.test.UncheckedConsumer;
 
 /**
  * The parser the recipes' tests give their sources to: Spring Retry's, Framework's and our
@@ -23,8 +31,8 @@ final class Parsers {
 	 * The libraries' types (the JDK's, Spring Retry's, Framework's), as OpenRewrite maps them, once
 	 * for all the tests: mapping them anew was most of a test's time (a parse of one small class
 	 * took ~250 ms with an empty cache, ~30 ms reading through this one). Each parser reads through
-	 * it and writes to a cache of its own, so no test sees another's classes; after this class's
-	 * initialisation it is only read, from both test threads.
+	 * it and writes to a cache of its own (each test builds its parser anew), so no test sees
+	 * another's classes; after this class's initialisation it is only read, from both test threads.
 	 */
 	private static final JavaTypeCache LIBRARY_TYPES = libraryTypes();
 
@@ -35,13 +43,33 @@ final class Parsers {
 		return JavaParser.fromJavaVersion()
 			.classpath(CLASSPATH)
 			.dependsOn(Stubs.ENABLE_BACKOFF)
-			.typeCache(JavaTypeCache.withBase(LIBRARY_TYPES));
+			.typeFactory(new DefaultJavaTypeFactory(JavaTypeCache.withBase(LIBRARY_TYPES)));
+	}
+
+	/**
+	 * @return what gives each source a source set whose type factory reads through the libraries'
+	 * types: the recipes' templates parse with it, rather than mapping the JDK's types for each template
+	 */
+	static UncheckedConsumer<List<SourceFile>> templatesReadTheLibraryTypes() {
+		return (sources) -> {
+			JavaTypeFactory types = new DefaultJavaTypeFactory(JavaTypeCache.withBase(LIBRARY_TYPES));
+			sources.replaceAll((source) -> {
+				if (!(source instanceof JavaSourceFile)) {
+					return source;
+				}
+				JavaSourceSet sourceSet = source.getMarkers()
+					.findFirst(JavaSourceSet.class)
+					.map((set) -> new JavaSourceSet(set.getId(), set.getName(), set.getClasspath(), set.getGavToTypes(), types))
+					.orElseGet(() -> new JavaSourceSet(Tree.randomId(), "main", List.of(), Map.of(), types));
+				return source.withMarkers(source.getMarkers().computeByType(sourceSet, (existing, replacing) -> replacing));
+			});
+		};
 	}
 
 	/** @return a cache holding the types the tests' sources use, mapped by parsing a class that uses them */
 	private static JavaTypeCache libraryTypes() {
 		JavaTypeCache types = new JavaTypeCache();
-		JavaParser.fromJavaVersion().classpath(CLASSPATH).typeCache(types).build().parse(new InMemoryExecutionContext(), """
+		JavaParser.fromJavaVersion().classpath(CLASSPATH).typeFactory(new DefaultJavaTypeFactory(types)).build().parse(new InMemoryExecutionContext(), """
 				package warmup;
 
 				import java.io.IOException;
