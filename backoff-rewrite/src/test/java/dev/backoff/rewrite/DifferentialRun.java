@@ -198,6 +198,10 @@ final class DifferentialRun {
 			return this.after.stream().flatMap((side) -> side.rows().stream()).toList();
 		}
 
+		Row row(String name) {
+			return rows().stream().filter((row) -> row.name().equals(name)).findFirst().orElseThrow();
+		}
+
 		String path(String file) {
 			return "rows/" + this.name + "/" + file + ".java";
 		}
@@ -218,6 +222,12 @@ final class DifferentialRun {
 
 	/** What a subject's rows did, by row name: their runs before and after the recipe, and their migrated source. */
 	record Runs(Map<String, List<String>> before, Map<String, List<String>> after, Map<String, String> migrated) {
+
+		/** Checks an exact row: the same runs on both sides, and the recipe's {@code note} if and only if the row expects it. */
+		void assertAlike(Row row, String note) {
+			assertThat(this.after.get(row.name())).as(row.name()).isEqualTo(this.before.get(row.name()));
+			assertThat(this.migrated.get(row.name()).contains(note)).as(row.name() + " noted").isEqualTo(row.noted());
+		}
 
 	}
 

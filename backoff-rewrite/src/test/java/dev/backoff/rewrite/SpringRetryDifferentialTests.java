@@ -121,9 +121,11 @@ class SpringRetryDifferentialTests {
 
 	private static Map<String, String> migrated;
 
+	private static Runs runs;
+
 	@BeforeAll
 	static void runEveryRowUnderBothLibraries() throws Exception {
-		Runs runs = DifferentialRun.of(SUBJECT);
+		runs = DifferentialRun.of(SUBJECT);
 		springRetry = runs.before();
 		backoff = runs.after();
 		migrated = runs.migrated();
@@ -152,10 +154,6 @@ class SpringRetryDifferentialTests {
 		return ROWS.stream().filter((row) -> row.kind() == kind).map(Row::name);
 	}
 
-	private static Row row(String name) {
-		return ROWS.stream().filter((row) -> row.name().equals(name)).findFirst().orElseThrow();
-	}
-
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("rows")
 	void migratedRowsLeaveNoSpringRetryAnnotation(String row) {
@@ -165,8 +163,7 @@ class SpringRetryDifferentialTests {
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("exactRows")
 	void exactRowsBehaveAlikeUnderBothLibraries(String row) {
-		assertThat(backoff.get(row)).as(row).isEqualTo(springRetry.get(row));
-		assertThat(migrated.get(row).contains("not exact")).as(row + " noted").isEqualTo(row(row).noted());
+		runs.assertAlike(SUBJECT.row(row), "not exact");
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -177,7 +174,7 @@ class SpringRetryDifferentialTests {
 		assertThat(Differential.attemptsAndOutcomes(after)).as(row).isEqualTo(Differential.attemptsAndOutcomes(before));
 		long[][] beforeBounds = rounded(Differential.bounds(before));
 		long[][] afterBounds = rounded(Differential.bounds(after));
-		if (row(row).noted()) {
+		if (SUBJECT.row(row).noted()) {
 			assertThat(migrated.get(row)).as(row).contains("Backoff migration, not exact");
 			assertThat(afterBounds).as(row + ": the difference the comment names").isNotEqualTo(beforeBounds);
 		}

@@ -227,6 +227,8 @@ class SpringRetryMoreRowsDifferentialTests {
 
 	private static Map<String, String> migrated;
 
+	private static Runs runs;
+
 	private static Row row(String name, Kind kind, boolean noted, String annotations,
 			@org.jspecify.annotations.Nullable String script, String members) {
 		return Differential.springRetryRow(name, kind, noted, annotations, script, members);
@@ -241,7 +243,7 @@ class SpringRetryMoreRowsDifferentialTests {
 
 	@BeforeAll
 	static void runEveryRowUnderBothLibraries() throws Exception {
-		Runs runs = DifferentialRun.of(SUBJECT);
+		runs = DifferentialRun.of(SUBJECT);
 		springRetry = runs.before();
 		backoff = runs.after();
 		migrated = runs.migrated();
@@ -283,10 +285,6 @@ class SpringRetryMoreRowsDifferentialTests {
 		return Stream.concat(MIGRATED.stream(), LEFT_WHOLE.stream());
 	}
 
-	private static Row row(String name) {
-		return SUBJECT.rows().stream().filter((row) -> row.name().equals(name)).findFirst().orElseThrow();
-	}
-
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("migratedRows")
 	void migratedRowsLeaveNoSpringRetryAnnotation(String row) {
@@ -309,8 +307,7 @@ class SpringRetryMoreRowsDifferentialTests {
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("exactRows")
 	void exactRowsBehaveAlikeUnderBothLibraries(String row) {
-		assertThat(backoff.get(row)).as(row).isEqualTo(springRetry.get(row));
-		assertThat(migrated.get(row).contains("Backoff migration, not exact")).as(row + " noted").isEqualTo(row(row).noted());
+		runs.assertAlike(SUBJECT.row(row), "Backoff migration, not exact");
 	}
 
 	@ParameterizedTest(name = "{0}")
