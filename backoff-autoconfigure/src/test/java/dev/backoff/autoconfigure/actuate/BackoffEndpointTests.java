@@ -16,6 +16,8 @@ import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffPolicies.SettingChange;
 import dev.backoff.spring.config.DurationFormat;
+import dev.backoff.spring.config.EffectivePolicy;
+import dev.backoff.spring.config.PolicySetting;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +48,31 @@ class BackoffEndpointTests {
 		.withPropertyValues("backoff.policies.quotes.max-attempts=5", "backoff.policies.quotes.base-delay=200ms",
 				"backoff.policies.quotes.max-delay=1s", "backoff.policies.quotes.jitter=none",
 				"backoff.policies.polling.jitter=equal");
+
+	@Test
+	void everySettingOfTheTableThatMayChangeLiveChangesThroughTheBodyKeyTheEndpointTakes() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+				"backoff.policies.spare.max-attempts=2")
+			.run((context) -> {
+				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+				BackoffPolicies policies = context.getBean(BackoffPolicies.class);
+				List<PolicySetting<?>> live = PolicySetting.all().stream().filter(PolicySetting::isLive).toList();
+				assertThat(live).hasSizeGreaterThan(10);
+				for (PolicySetting<?> setting : live) {
+					WebEndpointResponse<OperationResponseBody> response = endpoint.change("spare",
+							body(setting.key(), setting.example()));
+					assertThat(response.getStatus()).as("%s: %s", setting.key(), response.getBody()).isEqualTo(200);
+					Object value = setting.valueIn(new EffectivePolicy(policies.get("spare"), policies.getBudget("spare"),
+							policies.isRetryNonIdempotent("spare")));
+					if (value instanceof Number number) {
+						assertThat(number.doubleValue()).as(setting.name()).isEqualTo(Double.parseDouble(setting.example()));
+					}
+					else {
+						assertThat(String.valueOf(value)).as(setting.name()).isEqualTo(setting.example());
+					}
+				}
+			});
+	}
 
 	@Test
 	void aChangeCanGiveAPolicyAThrottlingScheduleAndCostWhichThePreviewThenShows() {
