@@ -20,6 +20,7 @@ import dev.backoff.spring.operation.BackoffLogging;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.operation.BackoffScheduler;
 import dev.backoff.spring.operation.CallObserver;
+import dev.backoff.spring.retry.BackoffRetries;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -127,6 +128,12 @@ public final class BackoffAutoConfiguration {
 			ObjectProvider<CallObserver> observer, ConfigurableBeanFactory beanFactory) {
 		return BackoffOperationSource.create(policies, executor, scheduler, listeners.orderedStream().toList(),
 				listenerFactories.orderedStream().toList(), new EmbeddedValueResolver(beanFactory), observer.getIfUnique());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffRetries backoffRetries(BackoffOperationSource operations) {
+		return new BackoffRetries(operations);
 	}
 
 	/**

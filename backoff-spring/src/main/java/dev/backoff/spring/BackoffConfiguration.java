@@ -28,6 +28,7 @@ import dev.backoff.spring.operation.BackoffLogging;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.operation.BackoffScheduler;
 import dev.backoff.spring.operation.CallObserver;
+import dev.backoff.spring.retry.BackoffRetries;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -119,6 +120,11 @@ public class BackoffConfiguration {
 		return BackoffOperationSource.create(policies, executor, scheduler, listeners.orderedStream().toList(),
 				new ArrayList<>(listenerFactories.orderedStream().toList()), new EmbeddedValueResolver(beanFactory),
 				observer.getIfUnique());
+	}
+
+	@Bean
+	BackoffRetries backoffRetries(BackoffOperationSource operations) {
+		return new BackoffRetries(operations);
 	}
 
 	/** The {@code backoff.*} meters, in the application's {@code MeterRegistry} if it has one. */

@@ -5,10 +5,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
+import dev.backoff.BackoffCall;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
+import dev.backoff.Outcome;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
@@ -143,6 +145,31 @@ public final class BackoffOperation {
 	 */
 	public @Nullable RetryBudget getBudget() {
 		return this.state.budget();
+	}
+
+	/**
+	 * Starts one call of this operation to be stepped by hand, under the policy and budget in
+	 * force now and with the operation's listener (its meters and logging): for integrations
+	 * whose own machinery makes the attempts and waits, such as a message listener container's
+	 * redelivery. Not observed: observations wrap attempts that this side does not run.
+	 * @return the call, before its first attempt
+	 */
+	public BackoffCall startCall() {
+		State state = this.state;
+		return this.executor.start(state.policy(), state.budget(), this.listener, null);
+	}
+
+	/**
+	 * Reports a call that succeeded at its first attempt, which an integration that steps
+	 * calls by hand sees without starting one: the budget gets its share back, and the meters
+	 * count it, as for a method's call.
+	 */
+	public void succeededAtOnce() {
+		RetryBudget budget = this.state.budget();
+		if (budget != null) {
+			budget.onSuccess();
+		}
+		this.listener.onSuccess(Outcome.SUCCESS, 1);
 	}
 
 	/** @return the policy and budget that calls starting now use, read together */

@@ -1,0 +1,118 @@
+package dev.backoff.spring.retry;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryListener;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.retry.RetryState;
+import org.springframework.core.retry.Retryable;
+import org.springframework.util.backoff.BackOff;
+
+/**
+ * A named policy as Framework 7's {@link RetryPolicy}, for everything built on
+ * {@code RetryTemplate}: {@link #shouldRetry} is the policy's {@code retry-on}, {@code abort-on}
+ * and {@code retry-on-exception}, and {@link #getBackOff()} its waits, which stop by
+ * themselves at the policy's attempts, max-elapsed or retry budget (so the template needs no
+ * {@code maxRetries}, which its builder refuses beside a custom back-off anyway).
+ *
+ * <p>{@code RetryTemplate} tells a policy neither the call it serves nor how the call ended;
+ * the cycle started by {@link #getBackOff()} is kept for the calling thread, on which the
+ * template runs the whole call, and {@link #listener()}, registered on the template, reports
+ * its end to the meters. Without it, a cycle that ends in a success is not counted.
+ */
+public final class PolicyRetryPolicy implements RetryPolicy {
+
+	private final PolicyBackOff backOff;
+
+	/** The cycle of the call that the template runs on this thread. */
+	private final ThreadLocal<PolicyBackOff.@Nullable Cycle> current = new ThreadLocal<>();
+
+	private final BackOff cycles;
+
+	PolicyRetryPolicy(PolicyBackOff backOff) {
+		this.backOff = backOff;
+		this.cycles = () -> {
+			PolicyBackOff.Cycle cycle = this.backOff.start();
+			this.current.set(cycle);
+			return cycle;
+		};
+	}
+
+	@Override
+	public boolean shouldRetry(Throwable failure) {
+		PolicyBackOff.Cycle cycle = this.current.get();
+		if (cycle != null) {
+			cycle.failed(failure);
+		}
+		boolean retry = this.backOff.getOperation().getPolicy().getRules().isRetryable(failure);
+		if (!retry && cycle != null) {
+			// Ends the cycle as not_retryable, as the policy classifies it.
+			cycle.nextBackOff();
+		}
+		return retry;
+	}
+
+	@Override
+	public BackOff getBackOff() {
+		return this.cycles;
+	}
+
+	/** @return the back-off whose cycles this policy starts */
+	public PolicyBackOff getPolicyBackOff() {
+		return this.backOff;
+	}
+
+	/** @return the listener to register on the {@code RetryTemplate}, which reports how each call ended */
+	public RetryListener listener() {
+		return new RetryListener() {
+
+			@Override
+			public void onRetrySuccess(RetryPolicy policy, Retryable<?> retryable, @Nullable Object result) {
+				PolicyBackOff.Cycle cycle = end();
+				if (cycle != null) {
+					cycle.succeeded();
+				}
+			}
+
+			@Override
+			public void onRetryPolicyExhaustion(RetryPolicy policy, Retryable<?> retryable, RetryException exception) {
+				end();
+			}
+
+			@Override
+			public void onRetryPolicyInterruption(RetryPolicy policy, Retryable<?> retryable,
+					RetryException exception) {
+				PolicyBackOff.Cycle cycle = end();
+				if (cycle != null) {
+					cycle.interrupted(exception.getCause());
+				}
+			}
+
+			@Override
+			public void onRetryPolicyTimeout(RetryPolicy policy, Retryable<?> retryable, RetryException exception) {
+				PolicyBackOff.Cycle cycle = end();
+				if (cycle != null) {
+					cycle.interrupted(exception.getCause());
+				}
+			}
+
+			@Override
+			public void onRetryableExecution(RetryPolicy policy, Retryable<?> retryable, RetryState state) {
+			}
+
+		};
+	}
+
+	private PolicyBackOff.@Nullable Cycle end() {
+		PolicyBackOff.Cycle cycle = this.current.get();
+		this.current.remove();
+		return cycle;
+	}
+
+	@Override
+	public String toString() {
+		return "PolicyRetryPolicy[" + this.backOff + "]";
+	}
+
+}
