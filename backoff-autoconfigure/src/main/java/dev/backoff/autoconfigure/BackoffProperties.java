@@ -1,5 +1,8 @@
 package dev.backoff.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import dev.backoff.spring.config.BackoffSettings;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -11,5 +14,29 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("backoff")
 public class BackoffProperties extends BackoffSettings {
+
+	private final Kafka kafka = new Kafka();
+
+	public Kafka getKafka() {
+		return this.kafka;
+	}
+
+	/**
+	 * Kafka listeners whose failed records follow a named policy.
+	 */
+	public static class Kafka {
+
+		/** The policy of each listener, by its {@code @KafkaListener} id. */
+		private Map<String, String> listeners = new LinkedHashMap<>();
+
+		public Map<String, String> getListeners() {
+			return this.listeners;
+		}
+
+		public void setListeners(Map<String, String> listeners) {
+			this.listeners = listeners;
+		}
+
+	}
 
 }

@@ -72,7 +72,10 @@ public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 		if (bean instanceof AopInfrastructureBean || !isEligible(targetClass)) {
 			return super.postProcessAfterInitialization(bean, beanName);
 		}
-		this.source.obtain().resolveAll(targetClass);
+		if (!this.source.obtain().resolveAll(targetClass)) {
+			// Its @Backoff names only message listeners' policies, which their containers retry.
+			return bean;
+		}
 		Object proxy;
 		try {
 			proxy = super.postProcessAfterInitialization(bean, beanName);

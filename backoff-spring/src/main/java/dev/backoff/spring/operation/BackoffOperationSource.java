@@ -29,6 +29,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
@@ -49,6 +50,10 @@ import org.springframework.util.StringValueResolver;
  * a changed policy derived anew, before any of it is put in place.
  */
 public class BackoffOperationSource {
+
+	private static final String KAFKA_LISTENER = "org.springframework.kafka.annotation.KafkaListener";
+
+	private static final String KAFKA_HANDLER = "org.springframework.kafka.annotation.KafkaHandler";
 
 	/** Cached for methods without {@code @Backoff}. */
 	private static final Object NONE = new Object();
@@ -285,6 +290,11 @@ public class BackoffOperationSource {
 		if (!specific.equals(method) || userClass != targetClass) {
 			return getOperation(specific, userClass);
 		}
+		if (isMessageListener(method)) {
+			// A message listener's retries are its container's redeliveries (dev.backoff.spring.kafka):
+			// an in-process retry around it would hold the consumer past its poll interval.
+			return null;
+		}
 		Backoff backoff = AnnotatedElementUtils.findMergedAnnotation(method, Backoff.class);
 		if (backoff == null) {
 			// A type-level @Backoff covers the public instance methods the type declares.
@@ -297,6 +307,12 @@ public class BackoffOperationSource {
 			}
 		}
 		return create(backoff, method, userClass);
+	}
+
+	/** @return whether the method is a Kafka listener's, whose failed records its container redelivers */
+	private static boolean isMessageListener(Method method) {
+		MergedAnnotations annotations = MergedAnnotations.from(method);
+		return annotations.isPresent(KAFKA_LISTENER) || annotations.isPresent(KAFKA_HANDLER);
 	}
 
 	private BackoffOperation create(Backoff backoff, Method method, Class<?> targetClass) {

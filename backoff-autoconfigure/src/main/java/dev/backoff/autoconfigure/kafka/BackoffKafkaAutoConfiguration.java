@@ -1,0 +1,41 @@
+package dev.backoff.autoconfigure.kafka;
+
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffProperties;
+import dev.backoff.spring.kafka.KafkaListenerPolicies;
+import dev.backoff.spring.retry.BackoffRetries;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+
+/**
+ * With spring-kafka, the Kafka listeners that name a policy ({@code @Backoff} on the
+ * {@code @KafkaListener} method, or {@code backoff.kafka.listeners.<id>}) have their failed
+ * records redelivered by it, with the application's {@link ConsumerRecordRecoverer} bean, if it
+ * has one, after the last attempt. Ordered after Boot's Kafka auto-configuration by name, so that
+ * a missing jar never breaks class loading.
+ */
+@AutoConfiguration(after = BackoffAutoConfiguration.class,
+		afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
+@ConditionalOnClass(KafkaListenerEndpointRegistry.class)
+@ConditionalOnBean({ BackoffRetries.class, KafkaListenerEndpointRegistry.class })
+public final class BackoffKafkaAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	KafkaListenerPolicies backoffKafkaListenerPolicies(BackoffRetries retries,
+			BackoffProperties properties, ObjectProvider<ConsumerRecordRecoverer> recoverer, Environment environment,
+			ListableBeanFactory beanFactory) {
+		return new KafkaListenerPolicies(() -> beanFactory.getBean(KafkaListenerEndpointRegistry.class), retries, properties.getKafka().getListeners(),
+				recoverer.getIfUnique(), environment, beanFactory);
+	}
+
+}

@@ -1,0 +1,245 @@
+package dev.backoff.autoconfigure.kafka;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.backoff.Backoff;
+import dev.backoff.BackoffExecutor;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.operation.BackoffOperation;
+import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.config.BackoffSettings;
+import dev.backoff.spring.kafka.KafkaListenerPolicies;
+import dev.backoff.spring.operation.BackoffOperationSource;
+import dev.backoff.spring.retry.BackoffRetries;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.annotation.RetryableTopic;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Kafka listeners retried by named policies, on a real in-JVM broker (KRaft): the container
+ * redelivers a failed record by the policy's waits until the policy stops, then the
+ * application's recoverer publishes it to the dead-letter topic; the retries are reported under
+ * the listener's id like a method's; no in-process retry wraps the listener. One broker for the
+ * class: it takes seconds to start.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class BackoffKafkaTests {
+
+	private static EmbeddedKafkaKraftBroker broker;
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class,
+				KafkaAutoConfiguration.class, BackoffKafkaAutoConfiguration.class))
+		.withUserConfiguration(ListenersConfiguration.class)
+		.withPropertyValues("spring.kafka.consumer.auto-offset-reset=earliest",
+				"backoff.policies.orders.max-attempts=4", "backoff.policies.orders.base-delay=10ms",
+				"backoff.policies.orders.max-delay=40ms", "backoff.policies.tight.max-attempts=4",
+				"backoff.policies.tight.base-delay=10ms", "backoff.policies.tight.budget.max-tokens=4",
+				"backoff.kafka.listeners.never=orders", "backoff.kafka.listeners.outage=tight");
+
+	@BeforeAll
+	static void startBroker() {
+		broker = new EmbeddedKafkaKraftBroker(1, 1, "flaky", "never", "never-dlt", "outage", "outage-dlt");
+		broker.afterPropertiesSet();
+	}
+
+	@AfterAll
+	static void stopBroker() {
+		broker.destroy();
+	}
+
+	@Test
+	void failedRecordsFollowTheirListenersPolicyThenGoToTheDeadLetterTopic() {
+		this.runner.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString())
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Listeners listeners = context.getBean(Listeners.class);
+				KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
+				template.send("flaky", "order-1");
+				template.send("never", "order-2");
+				template.send("outage", "order-3");
+				assertThat(listeners.done.await(30, TimeUnit.SECONDS)).as("all three records handled").isTrue();
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				// @Backoff on the listener: fails twice, then succeeds at the third delivery.
+				assertThat(listeners.flaky).hasValue(3);
+				assertThat(count(meters, "backoff.calls", "flaky", "success_after_retry")).isEqualTo(1);
+				assertThat(meters.get("backoff.retries").tag("method", "flaky").counter().count()).isEqualTo(2);
+				// Each wait within its ceiling: 10ms, then 20ms.
+				assertThat(meters.get("backoff.delay").tag("method", "flaky").timer().max(TimeUnit.MILLISECONDS))
+					.isLessThanOrEqualTo(20);
+				// backoff.kafka.listeners: exactly max-attempts deliveries, then the dead-letter topic.
+				assertThat(listeners.never).hasValue(4);
+				assertThat(listeners.deadLetters).contains("never:order-2");
+				assertThat(count(meters, "backoff.calls", "never", "exhausted")).isEqualTo(1);
+				// A budget of four tokens: retries stop at half of it, so the record goes on after two deliveries.
+				assertThat(listeners.outage).hasValue(2);
+				assertThat(listeners.deadLetters).contains("outage:order-3");
+				assertThat(count(meters, "backoff.calls", "outage", "budget_exhausted")).isEqualTo(1);
+				// The container redelivers: nothing retries around the listener in-process.
+				assertThat(AopUtils.isAopProxy(listeners)).isFalse();
+				assertThat(context.getBean(BackoffOperationSource.class).getAll()).extracting(BackoffOperation::getMethodTag)
+					.contains("flaky", "never", "outage");
+			});
+	}
+
+	@Test
+	void aListenerIdThatNoListenerHasStopsStartUp() {
+		this.runner
+			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+					"backoff.kafka.listeners.nevr=orders")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("backoff.kafka.listeners.nevr")
+				.hasMessageContaining("must name a @KafkaListener by its id"));
+	}
+
+	@Test
+	void aRetryableTopicListenerIsLeftToItsRetryTopicsWithAWarningNamingIt(CapturedOutput output) {
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerBeanDefinition("topics", new RootBeanDefinition(RetryTopicListener.class));
+		KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new,
+				retries(), Map.of(), null,
+				new StandardEnvironment(), beans);
+		policies.start();
+		assertThat(output).contains("@Backoff(\"orders\") on RetryTopicListener.onOrder is left aside: the listener is "
+				+ "a @RetryableTopic");
+	}
+
+	@Test
+	void backoffBesideAKafkaListenerWithoutAnIdStopsStartUpNamingTheMethod() {
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerBeanDefinition("anonymous", new RootBeanDefinition(AnonymousListener.class));
+		KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new,
+				retries(), Map.of(), null,
+				new StandardEnvironment(), beans);
+		assertThatExceptionOfType(BackoffConfigurationException.class).isThrownBy(policies::start)
+			.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("@KafkaListener(id) on AnonymousListener.onOrder"));
+	}
+
+	/** Real retries over the defaults only: these listeners start no container. */
+	private static BackoffRetries retries() {
+		return new BackoffRetries(BackoffOperationSource.create(
+				BackoffPolicies.of(new BackoffSettings(), null, BackoffPolicy.defaults(), null),
+				BackoffExecutor.builder().build(), new ScheduledThreadPoolExecutor(1), List.of(), List.of(),
+				(value) -> value, null));
+	}
+
+	static class RetryTopicListener {
+
+		@KafkaListener(id = "topics", topics = "orders")
+		@RetryableTopic
+		@Backoff("orders")
+		void onOrder(String order) {
+		}
+
+	}
+
+	static class AnonymousListener {
+
+		@KafkaListener(topics = "orders")
+		@Backoff("orders")
+		void onOrder(String order) {
+		}
+
+	}
+
+	private static double count(MeterRegistry meters, String name, String method, String outcome) {
+		return meters.get(name).tag("method", method).tag("outcome", outcome).counter().count();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ListenersConfiguration {
+
+		@Bean
+		Listeners listeners() {
+			return new Listeners();
+		}
+
+		@Bean
+		MeterRegistry meterRegistry() {
+			return new SimpleMeterRegistry();
+		}
+
+		@Bean
+		DeadLetterPublishingRecoverer recoverer(KafkaTemplate<Object, Object> template) {
+			return new DeadLetterPublishingRecoverer(template);
+		}
+
+	}
+
+	static class Listeners {
+
+		final AtomicInteger flaky = new AtomicInteger();
+
+		final AtomicInteger never = new AtomicInteger();
+
+		final AtomicInteger outage = new AtomicInteger();
+
+		final List<String> deadLetters = new CopyOnWriteArrayList<>();
+
+		final CountDownLatch done = new CountDownLatch(3);
+
+		@KafkaListener(id = "flaky", topics = "flaky", groupId = "flaky")
+		@Backoff("orders")
+		public void flaky(String order) {
+			if (this.flaky.incrementAndGet() < 3) {
+				throw new IllegalStateException("downstream unavailable");
+			}
+			this.done.countDown();
+		}
+
+		@KafkaListener(id = "never", topics = "never", groupId = "never")
+		public void never(String order) {
+			this.never.incrementAndGet();
+			throw new IllegalStateException("downstream unavailable");
+		}
+
+		@KafkaListener(id = "outage", topics = "outage", groupId = "outage")
+		public void outage(String order) {
+			this.outage.incrementAndGet();
+			throw new IllegalStateException("downstream unavailable");
+		}
+
+		@KafkaListener(id = "dead-letters", topics = { "never-dlt", "outage-dlt" }, groupId = "dead-letters")
+		public void deadLetter(String order, org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record) {
+			this.deadLetters.add(record.topic().replace("-dlt", "") + ":" + order);
+			this.done.countDown();
+		}
+
+	}
+
+}
