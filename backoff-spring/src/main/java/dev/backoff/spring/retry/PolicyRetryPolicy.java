@@ -19,7 +19,8 @@ import org.springframework.util.backoff.BackOff;
  * <p>{@code RetryTemplate} tells a policy neither the call it serves nor how the call ended;
  * the cycle started by {@link #getBackOff()} is kept for the calling thread, on which the
  * template runs the whole call, and {@link #listener()}, registered on the template, reports
- * its end to the meters. Without it, a cycle that ends in a success is not counted.
+ * its end to the meters. Without it (Spring AMQP's listener retry has no place for it), a
+ * cycle that ended in a success is counted as one when the thread starts its next cycle.
  */
 public final class PolicyRetryPolicy implements RetryPolicy {
 
@@ -33,6 +34,12 @@ public final class PolicyRetryPolicy implements RetryPolicy {
 	PolicyRetryPolicy(PolicyBackOff backOff) {
 		this.backOff = backOff;
 		this.cycles = () -> {
+			PolicyBackOff.Cycle earlier = this.current.get();
+			if (earlier != null && !earlier.isEnded()) {
+				// The template runs a call on one thread: the earlier one is over, and it did not end
+				// by the policy, so its last attempt succeeded (an integration without our listener).
+				earlier.succeeded();
+			}
 			PolicyBackOff.Cycle cycle = this.backOff.start();
 			this.current.set(cycle);
 			return cycle;

@@ -127,6 +127,24 @@ class BackoffRetriesTests {
 	}
 
 	@Test
+	void withoutItsListenerARetriedSuccessIsCountedWhenTheThreadStartsItsNextCycle() throws RetryException {
+		PolicyRetryPolicy policy = retries(policy(5, "0ms", Jitter.NONE), null).retryPolicy("orders", "payments");
+		RetryTemplate template = new RetryTemplate(policy);
+		AtomicInteger calls = new AtomicInteger();
+		for (int call = 0; call < 2; call++) {
+			calls.set(0);
+			template.execute(() -> {
+				if (calls.incrementAndGet() < 2) {
+					throw new IllegalStateException("not yet");
+				}
+				return "paid";
+			});
+		}
+		assertThat(this.events).containsExactly("retry 1 IllegalStateException", "success success_after_retry after 2",
+				"retry 1 IllegalStateException");
+	}
+
+	@Test
 	void aRetryTemplateStopsAtAFailureThePolicyDoesNotRetry() {
 		PolicyRetryPolicy policy = retries(policy(5, "0ms", Jitter.NONE), null).retryPolicy("orders", "payments");
 		RetryTemplate template = new RetryTemplate(policy);

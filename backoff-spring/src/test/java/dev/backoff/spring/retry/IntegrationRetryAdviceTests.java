@@ -1,0 +1,135 @@
+package dev.backoff.spring.retry;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.backoff.BackoffExecutor;
+import dev.backoff.BackoffListener;
+import dev.backoff.BackoffPolicy;
+import dev.backoff.Outcome;
+import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.config.BackoffSettings;
+import dev.backoff.spring.config.PolicySettings;
+import dev.backoff.spring.operation.BackoffOperationSource;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.integration.handler.AbstractReplyProducingMessageHandler;
+import org.springframework.integration.handler.advice.RequestHandlerRetryAdvice;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.MessagingException;
+import org.springframework.messaging.support.MessageBuilder;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Spring Integration's {@code RequestHandlerRetryAdvice} on a named policy, as docs/messaging.md
+ * shows it: the handler is called again by the policy's waits until it succeeds or the policy
+ * stops, and each call's end is reported like a method's.
+ */
+class IntegrationRetryAdviceTests {
+
+	private final List<String> events = new ArrayList<>();
+
+	private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+
+	@AfterEach
+	void stopScheduler() {
+		this.scheduler.shutdownNow();
+	}
+
+	@Test
+	void aFailingHandlerIsCalledAgainUntilItSucceeds() {
+		Payments payments = new Payments(2);
+		handler(payments, retries(5)).handleMessage(MessageBuilder.withPayload("order-1").build());
+		assertThat(payments.calls).hasValue(3);
+		assertThat(this.events).containsExactly("retry 1", "retry 2", "success success_after_retry after 3");
+	}
+
+	@Test
+	void aHandlerThatNeverSucceedsIsCalledMaxAttemptsTimes() {
+		Payments payments = new Payments(Integer.MAX_VALUE);
+		AbstractReplyProducingMessageHandler handler = handler(payments, retries(3));
+		assertThatExceptionOfType(MessagingException.class)
+			.isThrownBy(() -> handler.handleMessage(MessageBuilder.withPayload("order-2").build()));
+		assertThat(payments.calls).hasValue(3);
+		assertThat(this.events).containsExactly("retry 1", "retry 2", "failure exhausted after 3");
+	}
+
+	private static AbstractReplyProducingMessageHandler handler(Payments payments, BackoffRetries retries) {
+		// As docs/messaging.md shows it.
+		PolicyRetryPolicy policy = retries.retryPolicy("payments", "payments-handler");
+		RequestHandlerRetryAdvice advice = new RequestHandlerRetryAdvice();
+		advice.setRetryPolicy(policy);
+		advice.setRetryListener(policy.listener());
+		AbstractReplyProducingMessageHandler handler = new AbstractReplyProducingMessageHandler() {
+
+			@Override
+			protected @Nullable Object handleRequestMessage(Message<?> message) {
+				payments.pay((String) message.getPayload());
+				return null;
+			}
+
+		};
+		handler.setRequiresReply(false);
+		handler.setAdviceChain(List.of(advice));
+		handler.setBeanFactory(new DefaultListableBeanFactory());
+		handler.afterPropertiesSet();
+		return handler;
+	}
+
+	private BackoffRetries retries(int maxAttempts) {
+		PolicySettings payments = new PolicySettings();
+		payments.setMaxAttempts(maxAttempts);
+		payments.setBaseDelay(Duration.ZERO);
+		BackoffSettings settings = new BackoffSettings();
+		settings.getPolicies().put("payments", payments);
+		BackoffListener recorder = new BackoffListener() {
+
+			@Override
+			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+				IntegrationRetryAdviceTests.this.events.add("retry " + attempt);
+			}
+
+			@Override
+			public void onSuccess(Outcome outcome, int attempts) {
+				IntegrationRetryAdviceTests.this.events.add("success " + outcome.tagValue() + " after " + attempts);
+			}
+
+			@Override
+			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
+				IntegrationRetryAdviceTests.this.events.add("failure " + outcome.tagValue() + " after " + attempts);
+			}
+
+		};
+		return new BackoffRetries(BackoffOperationSource.create(
+				BackoffPolicies.of(settings, null, BackoffPolicy.defaults(), null), BackoffExecutor.builder().build(),
+				this.scheduler, List.of(recorder), List.of(), (value) -> value, null));
+	}
+
+	/** Fails its first calls, then pays. */
+	public static class Payments {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		private final int failures;
+
+		Payments(int failures) {
+			this.failures = failures;
+		}
+
+		public void pay(String order) {
+			if (this.calls.incrementAndGet() <= this.failures) {
+				throw new IllegalStateException("payment service unavailable");
+			}
+		}
+
+	}
+
+}
