@@ -1,5 +1,6 @@
 package dev.backoff.autoconfigure.kafka;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,6 +23,7 @@ import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.retry.BackoffRetries;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,7 +54,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Kafka listeners retried by named policies, on a real in-JVM broker (KRaft): the container
  * redelivers a failed record by the policy's waits until the policy stops, then the
  * application's recoverer publishes it to the dead-letter topic; the retries are reported under
- * the listener's id like a method's; no in-process retry wraps the listener. One broker for the
+ * the listener's id like a method's, and follow a live change of the policy; no in-process retry
+ * wraps the listener. One broker for the
  * class: it takes seconds to start.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -112,6 +115,12 @@ class BackoffKafkaTests {
 				assertThat(AopUtils.isAopProxy(listeners)).isFalse();
 				assertThat(context.getBean(BackoffOperationSource.class).getAll()).extracting(BackoffOperation::getMethodTag)
 					.contains("flaky", "never", "outage");
+				// A live change of the policy applies to the records that fail after it.
+				context.getBean(BackoffOperationSource.class).change("orders", Map.of("maxAttempts", "2"));
+				template.send("never", "order-4");
+				Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> listeners.deadLetters.contains("never:order-4"));
+				assertThat(listeners.never).hasValue(6);
+				assertThat(count(meters, "backoff.calls", "never", "exhausted")).isEqualTo(2);
 			});
 	}
 
