@@ -13,6 +13,8 @@ import dev.backoff.Backoff;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
+import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.config.BackoffConfigurationException;
@@ -65,9 +67,10 @@ class BackoffKafkaTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class,
-				KafkaAutoConfiguration.class, BackoffKafkaAutoConfiguration.class))
+				BackoffEndpointAutoConfiguration.class, KafkaAutoConfiguration.class, BackoffKafkaAutoConfiguration.class))
 		.withUserConfiguration(ListenersConfiguration.class)
 		.withPropertyValues("spring.kafka.consumer.auto-offset-reset=earliest",
+				"management.endpoints.web.exposure.include=backoff",
 				"backoff.policies.orders.max-attempts=4", "backoff.policies.orders.base-delay=10ms",
 				"backoff.policies.orders.max-delay=40ms", "backoff.policies.tight.max-attempts=4",
 				"backoff.policies.tight.base-delay=10ms", "backoff.policies.tight.budget.max-tokens=4",
@@ -115,6 +118,13 @@ class BackoffKafkaTests {
 				assertThat(AopUtils.isAopProxy(listeners)).isFalse();
 				assertThat(context.getBean(BackoffOperationSource.class).getAll()).extracting(BackoffOperation::getMethodTag)
 					.contains("flaky", "never", "outage");
+				// Listed by the endpoint under their policies, with their calls by outcome, like methods.
+				Map<String, BackoffEndpoint.PolicyDescriptor> listed = context.getBean(BackoffEndpoint.class)
+					.policies()
+					.policies();
+				assertThat(listed.get("orders").methods()).containsKeys("flaky", "never");
+				assertThat(listed.get("orders").methods().get("never").calls()).containsEntry("exhausted", 1L);
+				assertThat(listed.get("tight").methods()).containsKeys("outage");
 				// A live change of the policy applies to the records that fail after it.
 				context.getBean(BackoffOperationSource.class).change("orders", Map.of("maxAttempts", "2"));
 				template.send("never", "order-4");
