@@ -1,6 +1,5 @@
 package dev.backoff.spring.retry;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -8,13 +7,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.backoff.BackoffExecutor;
-import dev.backoff.BackoffListener;
-import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
-import dev.backoff.Outcome;
 import dev.backoff.spring.config.BackoffConfigurationException;
-import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.operation.BackoffOperationSource;
@@ -36,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class BackoffRetriesTests {
 
-	private final List<String> events = new ArrayList<>();
+	private final EventLog log = new EventLog();
 
 	private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
 
@@ -60,7 +54,7 @@ class BackoffRetriesTests {
 		assertThat(waits.get(2)).isBetween(0L, 400L);
 		assertThat(cycle.isEnded()).isTrue();
 		assertThat(cycle.nextBackOff()).isEqualTo(BackOffExecution.STOP);
-		assertThat(this.events).containsExactly("retry 1", "retry 2", "retry 3", "failure exhausted after 4");
+		assertThat(this.log.events).containsExactly("retry 1", "retry 2", "retry 3", "failure exhausted after 4");
 	}
 
 	@Test
@@ -71,7 +65,7 @@ class BackoffRetriesTests {
 		assertThat(cycle.nextBackOff()).isZero();
 		cycle.failed(new UnsupportedOperationException("never retried"));
 		assertThat(cycle.nextBackOff()).isEqualTo(BackOffExecution.STOP);
-		assertThat(this.events).containsExactly("retry 1 IllegalStateException",
+		assertThat(this.log.events).containsExactly("retry 1 IllegalStateException",
 				"failure not_retryable after 2 UnsupportedOperationException");
 	}
 
@@ -88,7 +82,7 @@ class BackoffRetriesTests {
 		}
 		// Four tokens: a retry while more than half of them is left.
 		assertThat(delivered).isEqualTo(1);
-		assertThat(this.events).last().isEqualTo("failure budget_exhausted after 2");
+		assertThat(this.log.events).last().isEqualTo("failure budget_exhausted after 2");
 		// Successes give tokens back, as a method's do.
 		for (int i = 0; i < 20; i++) {
 			backOff.succeededAtOnce();
@@ -122,7 +116,7 @@ class BackoffRetriesTests {
 		});
 		assertThat(result).isEqualTo("paid");
 		assertThat(calls).hasValue(3);
-		assertThat(this.events).containsExactly("retry 1 IllegalStateException", "retry 2 IllegalStateException",
+		assertThat(this.log.events).containsExactly("retry 1 IllegalStateException", "retry 2 IllegalStateException",
 				"success success_after_retry after 3");
 	}
 
@@ -140,7 +134,7 @@ class BackoffRetriesTests {
 				return "paid";
 			});
 		}
-		assertThat(this.events).containsExactly("retry 1 IllegalStateException", "success success_after_retry after 2",
+		assertThat(this.log.events).containsExactly("retry 1 IllegalStateException", "success success_after_retry after 2",
 				"retry 1 IllegalStateException");
 	}
 
@@ -155,7 +149,7 @@ class BackoffRetriesTests {
 			throw new UnsupportedOperationException("never retried");
 		}));
 		assertThat(calls).hasValue(1);
-		assertThat(this.events).containsExactly("failure not_retryable after 1 UnsupportedOperationException");
+		assertThat(this.log.events).containsExactly("failure not_retryable after 1 UnsupportedOperationException");
 	}
 
 	@Test
@@ -186,37 +180,12 @@ class BackoffRetriesTests {
 	private BackoffRetries retries(PolicySettings orders, BackoffOperationSource @Nullable [] sourceOut) {
 		BackoffSettings settings = new BackoffSettings();
 		settings.getPolicies().put("orders", orders);
-		BackoffPolicies policies = BackoffPolicies.of(settings, null, BackoffPolicy.defaults(), null);
 		SplittableRandom seeds = new SplittableRandom(42);
-		BackoffExecutor executor = BackoffExecutor.builder().randomSource(seeds::split).build();
-		BackoffListener recorder = new BackoffListener() {
-
-			@Override
-			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
-				BackoffRetriesTests.this.events.add("retry " + attempt + name(failure));
-			}
-
-			@Override
-			public void onSuccess(Outcome outcome, int attempts) {
-				BackoffRetriesTests.this.events.add("success " + outcome.tagValue() + " after " + attempts);
-			}
-
-			@Override
-			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
-				BackoffRetriesTests.this.events.add("failure " + outcome.tagValue() + " after " + attempts + name(failure));
-			}
-
-		};
-		BackoffOperationSource source = BackoffOperationSource.create(policies, executor, this.scheduler,
-				List.of(recorder), List.of(), (value) -> value, null);
+		BackoffOperationSource source = this.log.source(settings, seeds::split, this.scheduler);
 		if (sourceOut != null) {
 			sourceOut[0] = source;
 		}
 		return new BackoffRetries(source);
-	}
-
-	private static String name(@Nullable Throwable failure) {
-		return (failure != null) ? " " + failure.getClass().getSimpleName() : "";
 	}
 
 }

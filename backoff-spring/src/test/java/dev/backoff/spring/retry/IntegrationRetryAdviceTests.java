@@ -1,19 +1,13 @@
 package dev.backoff.spring.retry;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.backoff.BackoffExecutor;
-import dev.backoff.BackoffListener;
-import dev.backoff.BackoffPolicy;
-import dev.backoff.Outcome;
-import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.RandomSource;
 import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.PolicySettings;
-import dev.backoff.spring.operation.BackoffOperationSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class IntegrationRetryAdviceTests {
 
-	private final List<String> events = new ArrayList<>();
+	private final EventLog log = new EventLog();
 
 	private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
 
@@ -49,7 +43,8 @@ class IntegrationRetryAdviceTests {
 		Payments payments = new Payments(2);
 		handler(payments, retries(5)).handleMessage(MessageBuilder.withPayload("order-1").build());
 		assertThat(payments.calls).hasValue(3);
-		assertThat(this.events).containsExactly("retry 1", "retry 2", "success success_after_retry after 3");
+		assertThat(this.log.events).containsExactly("retry 1 MessagingException", "retry 2 MessagingException",
+				"success success_after_retry after 3");
 	}
 
 	@Test
@@ -59,7 +54,8 @@ class IntegrationRetryAdviceTests {
 		assertThatExceptionOfType(MessagingException.class)
 			.isThrownBy(() -> handler.handleMessage(MessageBuilder.withPayload("order-2").build()));
 		assertThat(payments.calls).hasValue(3);
-		assertThat(this.events).containsExactly("retry 1", "retry 2", "failure exhausted after 3");
+		assertThat(this.log.events).containsExactly("retry 1 MessagingException", "retry 2 MessagingException",
+				"failure exhausted after 3 MessagingException");
 	}
 
 	private static AbstractReplyProducingMessageHandler handler(Payments payments, BackoffRetries retries) {
@@ -90,27 +86,7 @@ class IntegrationRetryAdviceTests {
 		payments.setBaseDelay(Duration.ZERO);
 		BackoffSettings settings = new BackoffSettings();
 		settings.getPolicies().put("payments", payments);
-		BackoffListener recorder = new BackoffListener() {
-
-			@Override
-			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
-				IntegrationRetryAdviceTests.this.events.add("retry " + attempt);
-			}
-
-			@Override
-			public void onSuccess(Outcome outcome, int attempts) {
-				IntegrationRetryAdviceTests.this.events.add("success " + outcome.tagValue() + " after " + attempts);
-			}
-
-			@Override
-			public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
-				IntegrationRetryAdviceTests.this.events.add("failure " + outcome.tagValue() + " after " + attempts);
-			}
-
-		};
-		return new BackoffRetries(BackoffOperationSource.create(
-				BackoffPolicies.of(settings, null, BackoffPolicy.defaults(), null), BackoffExecutor.builder().build(),
-				this.scheduler, List.of(recorder), List.of(), (value) -> value, null));
+		return new BackoffRetries(this.log.source(settings, RandomSource.THREAD_LOCAL, this.scheduler));
 	}
 
 	/** Fails its first calls, then pays. */
