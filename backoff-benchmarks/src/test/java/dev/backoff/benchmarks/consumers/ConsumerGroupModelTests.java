@@ -59,7 +59,8 @@ class ConsumerGroupModelTests {
 
 	/**
 	 * The docs' table is what the simulation prints: to the digit for the seeded variants, and
-	 * within a few percent for Framework's, whose jitter is drawn from {@code ThreadLocalRandom}.
+	 * for Framework's, whose jitter is drawn from {@code ThreadLocalRandom}, within 5 % (20 % for
+	 * its drain time, seen to vary by 6 % between runs).
 	 */
 	@Test
 	void theBenchmarksPageShowsTheTableTheSimulationPrints() throws IOException {
@@ -74,7 +75,9 @@ class ConsumerGroupModelTests {
 				List<Double> expected = numbers(line);
 				List<Double> actual = numbers(shown.group());
 				for (int i = 0; i < expected.size(); i++) {
-					assertThat(actual.get(i)).as(label).isCloseTo(expected.get(i), within(0.05 * expected.get(i) + 0.05));
+					// The drain time (the third number) hangs on the last few records' waits: it varies most.
+					double tolerance = (i == 2) ? 0.2 : 0.05;
+					assertThat(actual.get(i)).as(label).isCloseTo(expected.get(i), within(tolerance * expected.get(i) + 0.05));
 				}
 			}
 			else {
