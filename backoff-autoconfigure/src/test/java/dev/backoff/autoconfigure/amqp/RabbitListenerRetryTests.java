@@ -126,6 +126,35 @@ class RabbitListenerRetryTests {
 			});
 	}
 
+	@Test
+	void withStatefulRetryEachMessageKeepsItsOwnCycleAcrossItsRedeliveries() {
+		// Stateful retry keeps a cycle per message id and rethrows, so that the broker redelivers:
+		// the cycles of two messages interleave on the consumer thread.
+		this.runner.withPropertyValues("spring.rabbitmq.listener.simple.retry.stateless=false")
+			.withBean(Recorder.class)
+			.run((context) -> {
+				MethodInterceptor retry = retryInterceptor(context);
+				Delivery first = new Delivery("order-1", 1, new AtomicInteger());
+				first.message().getMessageProperties().setMessageId("1");
+				Delivery second = new Delivery("order-2", 1, new AtomicInteger());
+				second.message().getMessageProperties().setMessageId("2");
+				List<String> results = new ArrayList<>();
+				for (Delivery delivery : List.of(first, second, first, second)) {
+					try {
+						results.add(String.valueOf(retry.invoke(delivery)));
+					}
+					catch (Throwable ex) {
+						results.add(ex.getClass().getSimpleName());
+					}
+				}
+				Recorder recorder = context.getBean(Recorder.class);
+				assertThat(results).containsExactly("ListenerExecutionFailedException",
+						"ListenerExecutionFailedException", "paid order-1", "paid order-2");
+				assertThat(recorder.recovered).isEmpty();
+				assertThat(recorder.events).containsExactly("retry 1", "retry 1");
+			});
+	}
+
 	private static MethodInterceptor retryInterceptor(AssertableApplicationContext context) {
 		Advice[] chain = context.getBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class)
 			.getAdviceChain();

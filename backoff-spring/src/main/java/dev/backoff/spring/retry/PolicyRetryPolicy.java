@@ -8,6 +8,7 @@ import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryState;
 import org.springframework.core.retry.Retryable;
 import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * A named policy as Framework 7's {@link RetryPolicy}, for everything built on
@@ -20,37 +21,48 @@ import org.springframework.util.backoff.BackOff;
  * the cycle started by {@link #getBackOff()} is kept for the calling thread, on which the
  * template runs the whole call, and {@link #listener()}, registered on the template, reports
  * its end to the meters. Without it (Spring AMQP's listener retry has no place for it), a
- * cycle that ended in a success is counted as one when the thread starts its next cycle.
+ * cycle that ended in a success is counted as one when the thread starts its next cycle; not
+ * under a stateful user, whose cycles interleave on a thread (its successes are not counted).
  */
 public final class PolicyRetryPolicy implements RetryPolicy {
 
 	private final PolicyBackOff backOff;
 
 	/** The cycle of the call that the template runs on this thread. */
-	private final ThreadLocal<PolicyBackOff.@Nullable Cycle> current = new ThreadLocal<>();
+	private final ThreadLocal<@Nullable Step> current = new ThreadLocal<>();
+
+	/**
+	 * Whether a cycle has drawn a wait before it was told the failure: a stateful user, such as
+	 * Spring AMQP's stateful listener retry, which keeps a cycle per message across deliveries
+	 * and asks {@link #shouldRetry} after the draw. Its cycles interleave on a thread, so an open
+	 * cycle says nothing about how an earlier call ended.
+	 */
+	private volatile boolean stateful;
 
 	private final BackOff cycles;
 
 	PolicyRetryPolicy(PolicyBackOff backOff) {
 		this.backOff = backOff;
 		this.cycles = () -> {
-			PolicyBackOff.Cycle earlier = this.current.get();
-			if (earlier != null && !earlier.isEnded()) {
+			Step earlier = this.current.get();
+			if (earlier != null && !this.stateful && earlier.drawn && !earlier.cycle.isEnded()) {
 				// The template runs a call on one thread: the earlier one is over, and it did not end
 				// by the policy, so its last attempt succeeded (an integration without our listener).
-				earlier.succeeded();
+				earlier.cycle.succeeded();
 			}
-			PolicyBackOff.Cycle cycle = this.backOff.start();
-			this.current.set(cycle);
-			return cycle;
+			Step step = new Step(this.backOff.start());
+			this.current.set(step);
+			return step;
 		};
 	}
 
 	@Override
 	public boolean shouldRetry(Throwable failure) {
-		PolicyBackOff.Cycle cycle = this.current.get();
-		if (cycle != null) {
-			cycle.failed(failure);
+		Step step = this.current.get();
+		PolicyBackOff.@Nullable Cycle cycle = (step != null) ? step.cycle : null;
+		if (step != null) {
+			step.told = true;
+			step.cycle.failed(failure);
 		}
 		boolean retry = this.backOff.getOperation().getPolicy().getRules().isRetryable(failure);
 		if (!retry && cycle != null) {
@@ -112,9 +124,36 @@ public final class PolicyRetryPolicy implements RetryPolicy {
 	}
 
 	private PolicyBackOff.@Nullable Cycle end() {
-		PolicyBackOff.Cycle cycle = this.current.get();
+		Step step = this.current.get();
 		this.current.remove();
-		return cycle;
+		return (step != null) ? step.cycle : null;
+	}
+
+	/** A cycle as the template sees it: whether each draw followed {@link #shouldRetry}. */
+	private final class Step implements BackOffExecution {
+
+		final PolicyBackOff.Cycle cycle;
+
+		boolean told;
+
+		boolean drawn;
+
+		Step(PolicyBackOff.Cycle cycle) {
+			this.cycle = cycle;
+		}
+
+		@Override
+		public long nextBackOff() {
+			if (!this.told) {
+				PolicyRetryPolicy.this.stateful = true;
+			}
+			this.told = false;
+			this.drawn = true;
+			// The stateful user asks shouldRetry right after this draw, about this cycle.
+			PolicyRetryPolicy.this.current.set(this);
+			return this.cycle.nextBackOff();
+		}
+
 	}
 
 	@Override
