@@ -20,9 +20,12 @@ final class EventLog implements BackoffListener {
 
 	final List<String> events = new CopyOnWriteArrayList<>();
 
+	final List<Duration> waits = new CopyOnWriteArrayList<>();
+
 	@Override
 	public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
 		this.events.add("retry " + attempt + name(failure));
+		this.waits.add(delay);
 	}
 
 	@Override

@@ -1,10 +1,12 @@
 package dev.backoff.spring.retry;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.backoff.Jitter;
 import dev.backoff.RandomSource;
 import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.PolicySettings;
@@ -58,6 +60,41 @@ class IntegrationRetryAdviceTests {
 				"failure exhausted after 3 MessagingException");
 	}
 
+	@Test
+	void eachWaitIsWithinItsCeiling() {
+		PolicySettings payments = policy(4);
+		payments.setBaseDelay(Duration.ofMillis(1));
+		payments.setJitter(Jitter.FULL);
+		Payments service = new Payments(3);
+		handler(service, retries(payments)).handleMessage(MessageBuilder.withPayload("order-1").build());
+		assertThat(service.calls).hasValue(4);
+		// Full jitter from 1ms, doubling: at most 1, 2 and 4ms.
+		assertThat(this.log.waits).hasSize(3);
+		assertThat(this.log.waits.get(0)).isBetween(Duration.ZERO, Duration.ofMillis(1));
+		assertThat(this.log.waits.get(1)).isBetween(Duration.ZERO, Duration.ofMillis(2));
+		assertThat(this.log.waits.get(2)).isBetween(Duration.ZERO, Duration.ofMillis(4));
+	}
+
+	@Test
+	void anEmptiedBudgetStopsTheRetries() {
+		// Four tokens: a retry while more than half of them is left, a failure takes one.
+		PolicySettings payments = policy(10);
+		payments.getBudget().setMaxTokens(4.0);
+		Payments service = new Payments(Integer.MAX_VALUE);
+		AbstractReplyProducingMessageHandler handler = handler(service, retries(payments));
+		List<Integer> calls = new ArrayList<>();
+		for (String order : List.of("order-1", "order-2", "order-3")) {
+			int before = service.calls.get();
+			assertThatExceptionOfType(MessagingException.class)
+				.isThrownBy(() -> handler.handleMessage(MessageBuilder.withPayload(order).build()));
+			calls.add(service.calls.get() - before);
+		}
+		assertThat(calls).containsExactly(2, 1, 1);
+		assertThat(this.log.events).containsExactly("retry 1 MessagingException",
+				"failure budget_exhausted after 2 MessagingException", "failure budget_exhausted after 1 MessagingException",
+				"failure budget_exhausted after 1 MessagingException");
+	}
+
 	private static AbstractReplyProducingMessageHandler handler(Payments payments, BackoffRetries retries) {
 		// As docs/messaging.md shows it.
 		PolicyRetryPolicy policy = retries.retryPolicy("payments", "payments-handler");
@@ -81,9 +118,17 @@ class IntegrationRetryAdviceTests {
 	}
 
 	private BackoffRetries retries(int maxAttempts) {
+		return retries(policy(maxAttempts));
+	}
+
+	private static PolicySettings policy(int maxAttempts) {
 		PolicySettings payments = new PolicySettings();
 		payments.setMaxAttempts(maxAttempts);
 		payments.setBaseDelay(Duration.ZERO);
+		return payments;
+	}
+
+	private BackoffRetries retries(PolicySettings payments) {
 		BackoffSettings settings = new BackoffSettings();
 		settings.getPolicies().put("payments", payments);
 		return new BackoffRetries(this.log.source(settings, RandomSource.THREAD_LOCAL, this.scheduler));
