@@ -1,231 +1,339 @@
 package dev.backoff.benchmarks.consumers;
 
-import java.time.Duration;
+import java.util.Arrays;
 import java.util.SplittableRandom;
-import java.util.function.Function;
 
-import dev.backoff.BackoffDelays;
+import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffPolicy;
-import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
+import dev.backoff.benchmarks.consumers.ConsumerRetries.Cycle;
+import dev.backoff.benchmarks.consumers.ConsumerRetries.Variant;
+import org.jspecify.annotations.Nullable;
 
-import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
-import org.springframework.util.backoff.ExponentialBackOff;
-import org.springframework.util.backoff.FixedBackOff;
 
 /**
- * A Kafka consumer group against a downstream that fails for a while, then recovers with a
- * limited capacity: virtual time in ticks of {@value #TICK_MS} ms, no threads. Each consumer
- * handles its partition's records in order, one downstream call per delivery; a failed record
- * blocks its partition and is redelivered after its back-off's wait (as Spring Kafka's
- * {@code DefaultErrorHandler} seeks and redelivers) until the back-off says STOP, when it goes
- * to the dead-letter topic. The back-offs are the real classes: Spring's {@code FixedBackOff}
- * and {@code ExponentialBackOff}, and Backoff's schedules and {@link RetryBudget}.
+ * A discrete-event model of a Kafka consumer group whose listener calls a downstream service
+ * that fails every call for a while (an outage) and then recovers with a limited capacity.
+ *
+ * <p>Each consumer owns one partition, on which records arrive as a Poisson process, and
+ * handles them one at a time, in order: each delivery is one call to the downstream, taking
+ * {@link Scenario#callMs()}. A failed record blocks its partition, as Spring Kafka's
+ * {@code DefaultErrorHandler} does (seek, wait the back-off, redeliver), until the variant's
+ * back-off says {@code STOP}; then it goes to the dead-letter topic and the consumer moves on.
+ * Before the outage the downstream answers every call; during it, none; after it, the first
+ * {@link Scenario#capacityPerTick()} calls that start in each tick succeed and the others fail,
+ * as an overloaded service sheds load.
+ *
+ * <p>Time is virtual: events are processed in time order, nothing sleeps, and everything is
+ * drawn from generators split from the seed (each partition's arrivals, then each consumer's
+ * jitter), so a seed gives the same run, and the same arrivals to every variant. The waits are
+ * the real back-offs': Spring's {@code FixedBackOff} and {@code ExponentialBackOff} (see
+ * {@link ConsumerRetries.SeededJitter} for its jitter), and for Backoff's variants a
+ * {@code BackoffCall} of the policy per record, on a virtual clock, with the instance's real
+ * {@link RetryBudget}.
  */
 public final class ConsumerGroupModel {
-
-	static final int TICK_MS = 10;
-
-	static final int CONSUMERS = 50;
-
-	/** Consumers per instance: each instance has its own retry budget per policy, as each JVM does. */
-	static final int CONSUMERS_PER_INSTANCE = 10;
-
-	static final int DURATION_MS = 300_000;
-
-	static final int OUTAGE_FROM_MS = 5_000;
-
-	static final int OUTAGE_TO_MS = 35_000;
-
-	/** Records each consumer's partition receives per second: 100 per second for the group. */
-	static final double RECORDS_PER_CONSUMER_PER_S = 2;
-
-	/** Calls the recovered downstream serves per second: 1.5 times the records' steady rate. */
-	static final int CAPACITY_PER_S = 150;
-
-	/** Deliveries of a record at most, the first included, in every variant. */
-	static final int MAX_ATTEMPTS = 10;
 
 	private ConsumerGroupModel() {
 	}
 
-	/** The back-offs compared, each with {@value #MAX_ATTEMPTS} deliveries at most. */
-	public enum Variant {
+	/**
+	 * What is simulated.
+	 * @param consumers the consumers of the group, one partition each
+	 * @param consumersPerInstance the consumers of one application instance, which share its
+	 * retry budget (the budget variants)
+	 * @param arrivalsPerSecond the records arriving on each partition per second, on average
+	 * @param callMs how long one delivery's call to the downstream takes, failed or not
+	 * @param outageStartMs when the downstream starts failing every call
+	 * @param outageEndMs when it recovers
+	 * @param capacityPerTick the calls per tick it answers after recovery; those beyond fail
+	 * @param tickMs the width of one tick, of the capacity and of the time series
+	 * @param durationMs the simulated time
+	 */
+	public record Scenario(int consumers, int consumersPerInstance, double arrivalsPerSecond, double callMs,
+			double outageStartMs, double outageEndMs, int capacityPerTick, double tickMs, double durationMs) {
 
-		KAFKA_DEFAULT("Spring Kafka's default FixedBackOff(0, 9)", false,
-				(random) -> new FixedBackOff(0, MAX_ATTEMPTS - 1)),
-
-		FRAMEWORK_EXPONENTIAL("Framework 7 ExponentialBackOff, 1 s x2 to 30 s, jitter 500 ms", false, (random) -> {
-			ExponentialBackOff backOff = new ExponentialBackOff(1000, 2.0);
-			backOff.setMaxInterval(30_000);
-			backOff.setJitter(500);
-			backOff.setMaxAttempts(MAX_ATTEMPTS - 1);
-			return backOff;
-		}),
-
-		FULL("Backoff full jitter, 1 s x2 to 30 s", false, (random) -> backoff(Jitter.FULL, random)),
-
-		DECORRELATED("Backoff decorrelated jitter, 1 s to 30 s", false, (random) -> backoff(Jitter.DECORRELATED, random)),
-
-		FULL_BUDGET("Backoff full jitter + retry budget", true, (random) -> backoff(Jitter.FULL, random)),
-
-		DECORRELATED_BUDGET("Backoff decorrelated jitter + retry budget", true,
-				(random) -> backoff(Jitter.DECORRELATED, random));
-
-		private final String label;
-
-		private final boolean budget;
-
-		private final Function<SplittableRandom, BackOff> backOff;
-
-		Variant(String label, boolean budget, Function<SplittableRandom, BackOff> backOff) {
-			this.label = label;
-			this.budget = budget;
-			this.backOff = backOff;
+		/**
+		 * @return 50 consumers in 10 instances, 10 records per second on each partition (500
+		 * calls per second when nothing fails), calls of 20 ms; a 60 s outage from 10 s, after
+		 * which the downstream answers 100 calls per 100 ms tick, twice the steady load; 240 s
+		 */
+		public static Scenario defaults() {
+			return new Scenario(50, 5, 10, 20, 10_000, 70_000, 100, 100, 240_000);
 		}
 
-		public String label() {
-			return this.label;
+		/** @return the ticks of the time series */
+		public int ticks() {
+			return (int) Math.ceil(this.durationMs / this.tickMs);
 		}
 
-	}
+		/** @return the outage's length in seconds */
+		public double outageSeconds() {
+			return (this.outageEndMs - this.outageStartMs) / 1000;
+		}
 
-	/** Backoff's schedule as Spring's {@code BackOff}, its waits drawn from the run's seeded random. */
-	private static BackOff backoff(Jitter jitter, SplittableRandom random) {
-		BackoffPolicy policy = BackoffPolicy.builder()
-			.maxAttempts(MAX_ATTEMPTS)
-			.baseDelay(Duration.ofSeconds(1))
-			.multiplier(2)
-			.maxDelay(Duration.ofSeconds(30))
-			.jitter(jitter)
-			.build();
-		return () -> {
-			BackoffDelays delays = policy.getSchedule().delays(random.split());
-			int[] retries = { 0 };
-			return () -> (++retries[0] < MAX_ATTEMPTS) ? delays.nextNanos() / 1_000_000 : BackOffExecution.STOP;
-		};
 	}
 
 	/**
-	 * One run.
-	 * @param peakLoad the most calls in one second after the outage, as a multiple of the capacity
-	 * @param drainS seconds from the outage's end until the group's backlog is down to a record per partition, or NaN if never
-	 * @param deadLetters records sent to the dead-letter topic
-	 * @param calls downstream calls in all
-	 * @param callsPerSecond the downstream's calls in each second of the run
+	 * The outcome of one run. A record is done when its last delivery is made: the one that
+	 * succeeded, or the one after which it went to the dead-letter topic.
+	 * @param records the records done
+	 * @param calls the calls the downstream received: every delivery
+	 * @param outageCalls those it received during the outage
+	 * @param peakCallsPerTick the most calls it received in one tick after recovery
+	 * @param drainMs how long after recovery the group's lag (records arrived and not done) was
+	 * back to at most one per consumer, at a tick's end; NaN if it never was
+	 * @param deadLettered the records sent to the dead-letter topic
+	 * @param maxDeliveries the most deliveries of one record
+	 * @param minDeadLetterDeliveries the fewest deliveries of a record sent to the dead-letter
+	 * topic (0 if none was)
+	 * @param maxDeadLetterDeliveries the most deliveries of a record sent to the dead-letter topic
+	 * @param callsPerTick the calls the downstream received, tick by tick
+	 * @param lagPerTick the group's lag at the end of each tick
 	 */
-	public record Result(double peakLoad, double drainS, int deadLetters, long calls, int[] callsPerSecond) {
+	public record Result(long records, long calls, long outageCalls, int peakCallsPerTick, double drainMs,
+			long deadLettered, int maxDeliveries, int minDeadLetterDeliveries, int maxDeadLetterDeliveries,
+			int[] callsPerTick, int[] lagPerTick) {
 
-		/** @return the calls made while the downstream was down: the load that retries put on it then */
-		public long outageCalls() {
-			long outage = 0;
-			for (int second = OUTAGE_FROM_MS / 1000; second < OUTAGE_TO_MS / 1000; second++) {
-				outage += this.callsPerSecond[second];
-			}
-			return outage;
+		/**
+		 * @param scenario the scenario of the run
+		 * @return the peak after recovery as a multiple of the downstream's capacity
+		 */
+		public double peakLoad(Scenario scenario) {
+			return (double) this.peakCallsPerTick / scenario.capacityPerTick();
 		}
 
 	}
 
-	public static Result run(Variant variant, long seed) {
-		SplittableRandom random = new SplittableRandom(seed);
-		int[] backlog = new int[CONSUMERS];
-		double[] nextArrivalMs = new double[CONSUMERS];
-		long[] readyAtMs = new long[CONSUMERS];
-		BackOffExecution[] retrying = new BackOffExecution[CONSUMERS];
-		RetryBudget[] budgets = new RetryBudget[CONSUMERS / CONSUMERS_PER_INSTANCE];
-		for (int i = 0; i < budgets.length; i++) {
-			budgets[i] = RetryBudget.of(RetryBudget.DEFAULT_MAX_TOKENS, RetryBudget.DEFAULT_TOKEN_RATIO,
-					RetryBudget.DEFAULT_THROTTLE_COST);
-		}
-		BackOff backOff = variant.backOff.apply(random.split());
-		double arrivalMs = 1000 / RECORDS_PER_CONSUMER_PER_S;
-		for (int c = 0; c < CONSUMERS; c++) {
-			nextArrivalMs[c] = random.nextDouble() * arrivalMs;
-		}
-		int[] perSecond = new int[DURATION_MS / 1000];
-		int perWindow = CAPACITY_PER_S / 10;
-		int windowCalls = 0;
-		int deadLetters = 0;
-		long calls = 0;
-		double drainS = Double.NaN;
-		int[] order = new int[CONSUMERS];
-		for (int c = 0; c < CONSUMERS; c++) {
-			order[c] = c;
-		}
-		for (long now = 0; now < DURATION_MS; now += TICK_MS) {
-			if (now % 100 == 0) {
-				windowCalls = 0;
-			}
-			boolean outage = now >= OUTAGE_FROM_MS && now < OUTAGE_TO_MS;
-			shuffle(order, random);
-			for (int c : order) {
-				while (nextArrivalMs[c] <= now) {
-					backlog[c]++;
-					nextArrivalMs[c] += arrivalMs;
-				}
-				if (backlog[c] == 0 || readyAtMs[c] > now) {
-					continue;
-				}
-				calls++;
-				perSecond[(int) (now / 1000)]++;
-				boolean success = !outage && windowCalls < perWindow;
-				windowCalls++;
-				RetryBudget budget = variant.budget ? budgets[c / CONSUMERS_PER_INSTANCE] : null;
-				if (success) {
-					backlog[c]--;
-					retrying[c] = null;
-					if (budget != null) {
-						budget.onSuccess();
-					}
-					readyAtMs[c] = now + TICK_MS;
-					continue;
-				}
-				if (retrying[c] == null) {
-					retrying[c] = backOff.start();
-				}
-				long wait = retrying[c].nextBackOff();
-				if (budget != null && !budget.onFailure(false)) {
-					wait = BackOffExecution.STOP;
-				}
-				if (wait == BackOffExecution.STOP) {
-					deadLetters++;
-					backlog[c]--;
-					retrying[c] = null;
-					readyAtMs[c] = now + TICK_MS;
-				}
-				else {
-					readyAtMs[c] = now + Math.max(TICK_MS, wait);
-				}
-			}
-			if (now >= OUTAGE_TO_MS && Double.isNaN(drainS) && caughtUp(backlog)) {
-				drainS = (now - OUTAGE_TO_MS) / 1000.0;
-			}
-		}
-		int peak = 0;
-		for (int second = OUTAGE_TO_MS / 1000; second < perSecond.length; second++) {
-			peak = Math.max(peak, perSecond[second]);
-		}
-		return new Result((double) peak / CAPACITY_PER_S, drainS, deadLetters, calls, perSecond);
+	/**
+	 * Runs the scenario once.
+	 * @param scenario what is simulated
+	 * @param variant how the consumers retry
+	 * @param seed seeds the arrivals and each consumer's jitter
+	 * @return the figures of the run
+	 */
+	public static Result run(Scenario scenario, Variant variant, long seed) {
+		return new Run(scenario, variant, seed).simulate();
 	}
 
-	/** The group's backlog down to one record per partition, about half a second of arrivals: caught up. */
-	private static boolean caughtUp(int[] backlog) {
-		int total = 0;
-		for (int records : backlog) {
-			total += records;
-		}
-		return total <= backlog.length;
-	}
+	/** The state of one run. */
+	private static final class Run {
 
-	private static void shuffle(int[] order, SplittableRandom random) {
-		for (int i = order.length - 1; i > 0; i--) {
-			int j = random.nextInt(i + 1);
-			int swap = order[i];
-			order[i] = order[j];
-			order[j] = swap;
+		private final Scenario scenario;
+
+		private final Variant variant;
+
+		private final @Nullable BackoffPolicy policy;
+
+		private final double[][] arrivals;
+
+		private final int[] arrivedByTick;
+
+		private final SplittableRandom[] jitter;
+
+		private final BackoffExecutor[] executors;
+
+		private final @Nullable RetryBudget[] budgets;
+
+		/** Per consumer: the record it handles (an index into its arrivals), its cycle, its deliveries. */
+		private final int[] record;
+
+		private final @Nullable Cycle[] cycles;
+
+		private final int[] deliveries;
+
+		/** Per consumer: when it makes its next delivery; infinite when its partition has no more records. */
+		private final double[] next;
+
+		private final int[] callsPerTick;
+
+		private final int[] lagPerTick;
+
+		private int sampledTicks;
+
+		private double now;
+
+		private long records;
+
+		private long calls;
+
+		private long outageCalls;
+
+		private long deadLettered;
+
+		private int maxDeliveries;
+
+		private int minDeadLetterDeliveries = Integer.MAX_VALUE;
+
+		private int maxDeadLetterDeliveries;
+
+		Run(Scenario scenario, Variant variant, long seed) {
+			this.scenario = scenario;
+			this.variant = variant;
+			this.policy = variant.policy();
+			int consumers = scenario.consumers();
+			int ticks = scenario.ticks();
+			SplittableRandom root = new SplittableRandom(seed);
+			this.arrivals = new double[consumers][];
+			this.arrivedByTick = new int[ticks];
+			for (int consumer = 0; consumer < consumers; consumer++) {
+				this.arrivals[consumer] = arrivals(root.split());
+			}
+			for (int tick = 1; tick < ticks; tick++) {
+				this.arrivedByTick[tick] += this.arrivedByTick[tick - 1];
+			}
+			this.jitter = new SplittableRandom[consumers];
+			this.executors = new BackoffExecutor[consumers];
+			for (int consumer = 0; consumer < consumers; consumer++) {
+				// Each consumer draws its waits from its own generator, as each has its own back-off.
+				SplittableRandom random = root.split();
+				this.jitter[consumer] = random;
+				this.executors[consumer] = BackoffExecutor.builder()
+					.clock(() -> (long) (this.now * 1e6))
+					.randomSource(() -> random)
+					.build();
+			}
+			int instances = (consumers + scenario.consumersPerInstance() - 1) / scenario.consumersPerInstance();
+			this.budgets = new RetryBudget[instances];
+			for (int instance = 0; instance < instances; instance++) {
+				this.budgets[instance] = variant.hasBudget() ? RetryBudget.defaults() : null;
+			}
+			this.record = new int[consumers];
+			this.cycles = new Cycle[consumers];
+			this.deliveries = new int[consumers];
+			this.next = new double[consumers];
+			for (int consumer = 0; consumer < consumers; consumer++) {
+				this.next[consumer] = (this.arrivals[consumer].length > 0) ? this.arrivals[consumer][0]
+						: Double.POSITIVE_INFINITY;
+			}
+			this.callsPerTick = new int[ticks];
+			this.lagPerTick = new int[ticks];
 		}
+
+		/** A partition's arrival times; counts them per tick into {@code arrivedByTick}, summed up later. */
+		private double[] arrivals(SplittableRandom random) {
+			double meanGapMs = 1000 / this.scenario.arrivalsPerSecond();
+			double[] times = new double[16];
+			int count = 0;
+			double time = meanGapMs * random.nextExponential();
+			while (time < this.scenario.durationMs()) {
+				if (count == times.length) {
+					times = Arrays.copyOf(times, count * 2);
+				}
+				times[count++] = time;
+				this.arrivedByTick[(int) (time / this.scenario.tickMs())]++;
+				time += meanGapMs * random.nextExponential();
+			}
+			return Arrays.copyOf(times, count);
+		}
+
+		Result simulate() {
+			while (true) {
+				int consumer = soonest();
+				double time = this.next[consumer];
+				if (time >= this.scenario.durationMs()) {
+					break;
+				}
+				sampleLagUntil(time);
+				this.now = time;
+				deliver(consumer);
+			}
+			sampleLagUntil(Double.POSITIVE_INFINITY);
+			int recovered = (int) (this.scenario.outageEndMs() / this.scenario.tickMs());
+			int peak = Arrays.stream(this.callsPerTick, recovered, this.callsPerTick.length).max().orElse(0);
+			return new Result(this.records, this.calls, this.outageCalls, peak, drainMs(recovered),
+					this.deadLettered, this.maxDeliveries,
+					(this.deadLettered > 0) ? this.minDeadLetterDeliveries : 0, this.maxDeadLetterDeliveries,
+					this.callsPerTick, this.lagPerTick);
+		}
+
+		/** The consumer whose next delivery comes first; the lowest index among equals. */
+		private int soonest() {
+			int soonest = 0;
+			for (int consumer = 1; consumer < this.next.length; consumer++) {
+				if (this.next[consumer] < this.next[soonest]) {
+					soonest = consumer;
+				}
+			}
+			return soonest;
+		}
+
+		/** One delivery of the consumer's record: one call, its answer, and what the consumer does next. */
+		private void deliver(int consumer) {
+			Cycle cycle = this.cycles[consumer];
+			if (cycle == null) {
+				BackoffPolicy policy = this.policy;
+				cycle = (policy != null) ? ConsumerRetries.backoff(this.executors[consumer], policy,
+						this.budgets[consumer / this.scenario.consumersPerInstance()])
+						: ConsumerRetries.spring(this.variant, this.jitter[consumer]);
+				this.cycles[consumer] = cycle;
+			}
+			this.deliveries[consumer]++;
+			this.calls++;
+			int tick = (int) (this.now / this.scenario.tickMs());
+			int callsThisTick = ++this.callsPerTick[tick];
+			boolean succeeded;
+			if (this.now < this.scenario.outageStartMs()) {
+				succeeded = true;
+			}
+			else if (this.now < this.scenario.outageEndMs()) {
+				this.outageCalls++;
+				succeeded = false;
+			}
+			else {
+				succeeded = callsThisTick <= this.scenario.capacityPerTick();
+			}
+			double done = this.now + this.scenario.callMs();
+			if (succeeded) {
+				cycle.succeeded();
+				finish(consumer, done);
+				return;
+			}
+			long wait = cycle.failed();
+			if (wait == BackOffExecution.STOP) {
+				this.deadLettered++;
+				this.minDeadLetterDeliveries = Math.min(this.minDeadLetterDeliveries, this.deliveries[consumer]);
+				this.maxDeadLetterDeliveries = Math.max(this.maxDeadLetterDeliveries, this.deliveries[consumer]);
+				finish(consumer, done);
+			}
+			else {
+				// Seek and redeliver: the partition waits, blocked by this record.
+				this.next[consumer] = done + wait;
+			}
+		}
+
+		/** The record is done: the consumer moves to its partition's next record, when it has arrived. */
+		private void finish(int consumer, double done) {
+			this.records++;
+			this.maxDeliveries = Math.max(this.maxDeliveries, this.deliveries[consumer]);
+			this.deliveries[consumer] = 0;
+			this.cycles[consumer] = null;
+			int next = ++this.record[consumer];
+			double[] arrivals = this.arrivals[consumer];
+			this.next[consumer] = (next < arrivals.length) ? Math.max(done, arrivals[next]) : Double.POSITIVE_INFINITY;
+		}
+
+		/** Records the group's lag at the end of every tick that ends before {@code time}. */
+		private void sampleLagUntil(double time) {
+			while (this.sampledTicks < this.lagPerTick.length
+					&& (this.sampledTicks + 1) * this.scenario.tickMs() <= time) {
+				this.lagPerTick[this.sampledTicks] = (int) (this.arrivedByTick[this.sampledTicks] - this.records);
+				this.sampledTicks++;
+			}
+		}
+
+		/** From the first tick that ends after recovery: when the lag is back to one record per consumer. */
+		private double drainMs(int recovered) {
+			for (int tick = recovered; tick < this.lagPerTick.length; tick++) {
+				double end = (tick + 1) * this.scenario.tickMs();
+				if (end > this.scenario.outageEndMs() && this.lagPerTick[tick] <= this.scenario.consumers()) {
+					return end - this.scenario.outageEndMs();
+				}
+			}
+			return Double.NaN;
+		}
+
 	}
 
 }

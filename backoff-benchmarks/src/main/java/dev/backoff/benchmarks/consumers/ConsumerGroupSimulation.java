@@ -4,129 +4,217 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.IntStream;
 
 import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Result;
-import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Variant;
+import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Scenario;
+import dev.backoff.benchmarks.consumers.ConsumerRetries.Variant;
 import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Chart.Axis;
+import dev.backoff.benchmarks.simulation.Statistics;
 
 /**
- * Runs {@link ConsumerGroupModel} for every variant over seeded runs, prints the table that
- * docs/benchmarks.md shows, and writes the per-second load as CSV and SVG:
- * {@code java -cp "$(cat target/classpath.txt):target/classes" dev.backoff.benchmarks.consumers.ConsumerGroupSimulation [runs]}
- * from {@code backoff-benchmarks}.
+ * Runs {@link ConsumerGroupModel}'s default scenario with every {@link Variant} and writes the
+ * time series (means over the runs, per second) as CSV, every run's figures as CSV, and a
+ * two-panel SVG chart (downstream calls per second, the group's lag); prints the medians.
+ *
+ * <p>Arguments, all optional: {@code runs} per variant (default {@link #DOCS_RUNS}), the time series' CSV path
+ * (default {@code docs/consumers.csv}), the runs' CSV path (default
+ * {@code docs/consumers-runs.csv}) and the SVG path (default {@code docs/consumers.svg}). Run
+ * {@code n} of each variant uses seed {@code n}, so the output is reproducible and the variants
+ * meet the same arrivals.
  */
 public final class ConsumerGroupSimulation {
 
-	/** Runs behind the docs' table: medians. */
-	public static final int RUNS = 5;
+	/** The runs per variant of the table in docs/benchmarks.md, which its test recomputes. */
+	static final int DOCS_RUNS = 10;
 
-	private static final String[] COLORS = { "#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd", "#17becf" };
+	/** The width of a step of the time series in the CSV and the chart. */
+	static final double STEP_MS = 1000;
+
+	private static final String[] COLORS = { "#d62728", "#ff7f0e", "#1f77b4", "#17becf", "#2ca02c", "#9467bd" };
 
 	private ConsumerGroupSimulation() {
 	}
 
 	public static void main(String[] args) throws IOException {
-		int runs = (args.length > 0) ? Integer.parseInt(args[0]) : RUNS;
-		Map<Variant, List<Result>> results = simulate(runs);
-		System.out.print(table(results, runs));
-		Files.writeString(Path.of("../docs/consumers.csv"), csv(results), StandardCharsets.UTF_8);
-		Files.writeString(Path.of("../docs/consumers.svg"), svg(results, runs), StandardCharsets.UTF_8);
+		int runs = (args.length > 0) ? Integer.parseInt(args[0]) : DOCS_RUNS;
+		Path seriesCsv = Path.of((args.length > 1) ? args[1] : "docs/consumers.csv");
+		Path runsCsv = Path.of((args.length > 2) ? args[2] : "docs/consumers-runs.csv");
+		Path svg = Path.of((args.length > 3) ? args[3] : "docs/consumers.svg");
+		long started = System.nanoTime();
+		Scenario scenario = Scenario.defaults();
+		Map<Variant, List<Result>> results = simulate(scenario, runs);
+		double seconds = (System.nanoTime() - started) / 1e9;
+		write(seriesCsv, seriesCsv(scenario, results));
+		write(runsCsv, runsCsv(results));
+		write(svg, svg(scenario, results, runs));
+		System.out.println(table(scenario, results));
+		System.out.printf(Locale.ROOT, "%d runs per variant, %.1f s; wrote %s, %s and %s%n", runs, seconds, seriesCsv,
+				runsCsv, svg);
 	}
 
-	public static Map<Variant, List<Result>> simulate(int runs) {
+	static Map<Variant, List<Result>> simulate(Scenario scenario, int runs) {
 		Map<Variant, List<Result>> results = new EnumMap<>(Variant.class);
 		for (Variant variant : Variant.values()) {
-			List<Result> variantRuns = new ArrayList<>();
-			for (int seed = 1; seed <= runs; seed++) {
-				variantRuns.add(ConsumerGroupModel.run(variant, seed));
-			}
-			results.put(variant, variantRuns);
+			results.put(variant, IntStream.range(0, runs)
+				.parallel()
+				.mapToObj((run) -> ConsumerGroupModel.run(scenario, variant, run))
+				.toList());
 		}
 		return results;
 	}
 
-	public static String table(Map<Variant, List<Result>> results, int runs) {
-		StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
-				"%d consumers, %d records/s in all; the downstream fails every call from %d s to %d s, then serves %d calls/s; "
-						+ "%d deliveries at most; medians of %d runs%n%n",
-				ConsumerGroupModel.CONSUMERS,
-				(int) (ConsumerGroupModel.CONSUMERS * ConsumerGroupModel.RECORDS_PER_CONSUMER_PER_S),
-				ConsumerGroupModel.OUTAGE_FROM_MS / 1000, ConsumerGroupModel.OUTAGE_TO_MS / 1000,
-				ConsumerGroupModel.CAPACITY_PER_S, ConsumerGroupModel.MAX_ATTEMPTS, runs));
-		table.append("| back-off | calls during the outage | peak load after recovery (x capacity) | backlog drained after (s) "
-				+ "| dead letters | downstream calls |\n");
-		table.append("|---|---:|---:|---:|---:|---:|\n");
-		results.forEach((variant, variantRuns) -> {
-			double drain = median(variantRuns, Result::drainS);
-			table.append(String.format(Locale.ROOT, "| %s | %.0f | %.2f | %s | %.0f | %.0f |%n", variant.label(),
-					median(variantRuns, (r) -> r.outageCalls()), median(variantRuns, Result::peakLoad), Double.isNaN(drain) ? "not within the run" : String.format(Locale.ROOT, "%.1f", drain),
-					median(variantRuns, (r) -> r.deadLetters()), median(variantRuns, (r) -> r.calls())));
-		});
-		return table.toString();
+	private static void write(Path path, String content) throws IOException {
+		Files.createDirectories(path.toAbsolutePath().getParent());
+		Files.writeString(path, content, StandardCharsets.UTF_8);
 	}
 
+	/** The median over the runs, leaving out NaN (a backlog that never drained). */
 	static double median(List<Result> runs, ToDoubleFunction<Result> value) {
-		double[] values = runs.stream().mapToDouble(value).sorted().toArray();
-		if (Arrays.stream(values).anyMatch(Double::isNaN)) {
-			return Double.NaN;
-		}
-		return values[values.length / 2];
+		return Statistics.median(runs.stream().mapToDouble(value).filter((v) -> !Double.isNaN(v)).toArray());
 	}
 
-	static String csv(Map<Variant, List<Result>> results) {
-		StringBuilder csv = new StringBuilder("variant,second,calls_mean\n");
+	static String table(Scenario scenario, Map<Variant, List<Result>> results) {
+		int runs = results.values().iterator().next().size();
+		StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "| median of %d runs |", runs));
+		results.keySet().forEach((variant) -> out.append(" ").append(variant.label()).append(" |"));
+		out.append("\n|---|");
+		results.keySet().forEach((variant) -> out.append("---:|"));
+		out.append("\n");
+		row(out, "downstream calls per second during the outage", results,
+				(variantRuns) -> String.format(Locale.ROOT, "%,.0f",
+						median(variantRuns, (run) -> run.outageCalls() / scenario.outageSeconds())));
+		row(out, String.format(Locale.ROOT, "peak calls per %.0f ms tick after recovery (× its capacity of %d)",
+				scenario.tickMs(), scenario.capacityPerTick()), results,
+				(variantRuns) -> String.format(Locale.ROOT, "%.0f (%.2f×)",
+						median(variantRuns, Result::peakCallsPerTick),
+						median(variantRuns, (run) -> run.peakLoad(scenario))));
+		row(out, "backlog drained, after recovery", results, (variantRuns) -> drained(variantRuns));
+		row(out, "records sent to the dead-letter topic", results,
+				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", median(variantRuns, Result::deadLettered)));
+		row(out, "downstream calls, in all", results,
+				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", median(variantRuns, Result::calls)));
+		row(out, "records, in all", results,
+				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", median(variantRuns, Result::records)));
+		return out.toString();
+	}
+
+	/** The median drain time in seconds, and how many runs never drained, if any. */
+	private static String drained(List<Result> runs) {
+		long never = runs.stream().filter((run) -> Double.isNaN(run.drainMs())).count();
+		if (never == runs.size()) {
+			return "never";
+		}
+		String median = String.format(Locale.ROOT, "%.1f s", median(runs, Result::drainMs) / 1000);
+		return (never > 0) ? median + String.format(Locale.ROOT, " (%d never)", never) : median;
+	}
+
+	private static void row(StringBuilder out, String name, Map<Variant, List<Result>> results,
+			Function<List<Result>, String> cell) {
+		out.append("| ").append(name).append(" |");
+		results.values().forEach((runs) -> out.append(" ").append(cell.apply(runs)).append(" |"));
+		out.append("\n");
+	}
+
+	/** Per step of {@link #STEP_MS}: the calls per second and the lag at the step's end, means over the runs. */
+	private static double[][] steps(Scenario scenario, List<Result> runs) {
+		int ticksPerStep = (int) (STEP_MS / scenario.tickMs());
+		int steps = scenario.ticks() / ticksPerStep;
+		double[] calls = new double[steps];
+		double[] lag = new double[steps];
+		for (Result run : runs) {
+			for (int step = 0; step < steps; step++) {
+				for (int tick = step * ticksPerStep; tick < (step + 1) * ticksPerStep; tick++) {
+					calls[step] += run.callsPerTick()[tick];
+				}
+				lag[step] += run.lagPerTick()[(step + 1) * ticksPerStep - 1];
+			}
+		}
+		for (int step = 0; step < steps; step++) {
+			calls[step] = calls[step] / runs.size() * (1000 / STEP_MS);
+			lag[step] /= runs.size();
+		}
+		return new double[][] { calls, lag };
+	}
+
+	static String seriesCsv(Scenario scenario, Map<Variant, List<Result>> results) {
+		StringBuilder out = new StringBuilder("variant,start_s,runs,calls_per_second_mean,lag_mean\n");
 		results.forEach((variant, runs) -> {
-			for (int second = 0; second < runs.get(0).callsPerSecond().length; second++) {
-				int s = second;
-				csv.append(String.format(Locale.ROOT, "%s,%d,%.1f%n", variant.label().replace(',', ';'), second,
-						runs.stream().mapToInt((r) -> r.callsPerSecond()[s]).average().orElse(0)));
+			double[][] steps = steps(scenario, runs);
+			for (int step = 0; step < steps[0].length; step++) {
+				out.append(String.format(Locale.ROOT, "%s,%.0f,%d,%.1f,%.1f%n", quoted(variant),
+						step * STEP_MS / 1000, runs.size(), steps[0][step], steps[1][step]));
 			}
 		});
-		return csv.toString();
+		return out.toString();
 	}
 
-	static String svg(Map<Variant, List<Result>> results, int runs) {
-		Chart chart = new Chart(1000, 460, String.format(Locale.ROOT,
-				"A consumer group's calls on the downstream: outage %d-%d s, then %d calls/s; means of %d runs",
-				ConsumerGroupModel.OUTAGE_FROM_MS / 1000, ConsumerGroupModel.OUTAGE_TO_MS / 1000,
-				ConsumerGroupModel.CAPACITY_PER_S, runs));
-		double max = 0;
-		for (List<Result> variantRuns : results.values()) {
-			for (Result run : variantRuns) {
-				max = Math.max(max, Arrays.stream(run.callsPerSecond()).max().orElse(0));
+	static String runsCsv(Map<Variant, List<Result>> results) {
+		StringBuilder out = new StringBuilder("variant,seed,records,calls,outage_calls,peak_calls_per_tick,"
+				+ "drain_ms,dead_lettered,max_deliveries,min_dead_letter_deliveries,max_dead_letter_deliveries\n");
+		results.forEach((variant, runs) -> {
+			for (int seed = 0; seed < runs.size(); seed++) {
+				Result r = runs.get(seed);
+				out.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%s,%d,%d,%d,%d%n", quoted(variant), seed,
+						r.records(), r.calls(), r.outageCalls(), r.peakCallsPerTick(),
+						Double.isNaN(r.drainMs()) ? "" : String.format(Locale.ROOT, "%.0f", r.drainMs()),
+						r.deadLettered(), r.maxDeliveries(), r.minDeadLetterDeliveries(),
+						r.maxDeadLetterDeliveries()));
 			}
-		}
-		Chart.Panel load = chart.panel(70, 50, 880, 320, "Downstream calls per second",
-				Axis.linear(ConsumerGroupModel.DURATION_MS / 1000.0, 9, "%.0f", "simulated time (s)"),
-				Axis.linear(Chart.niceCeil(max), 5, "%.0f", ""));
-		results.forEach((variant, variantRuns) -> {
-			int seconds = variantRuns.get(0).callsPerSecond().length;
-			double[] xs = new double[seconds];
-			double[] ys = new double[seconds];
-			for (int s = 0; s < seconds; s++) {
-				int second = s;
-				xs[s] = s + 0.5;
-				ys[s] = variantRuns.stream().mapToInt((r) -> r.callsPerSecond()[second]).average().orElse(0);
-			}
-			load.line(xs, ys, COLORS[variant.ordinal()]);
 		});
-		load.horizontal(ConsumerGroupModel.CAPACITY_PER_S, "capacity after recovery");
-		load.vertical(ConsumerGroupModel.OUTAGE_TO_MS / 1000.0, "recovery", true);
-		int x = 70;
-		int y = 405;
+		return out.toString();
+	}
+
+	/** The variant's label as a CSV field: quoted, as labels hold commas. */
+	private static String quoted(Variant variant) {
+		return '"' + variant.label() + '"';
+	}
+
+	static String svg(Scenario scenario, Map<Variant, List<Result>> results, int runs) {
+		Chart chart = new Chart(1000, 470, String.format(Locale.ROOT,
+				"A consumer group during an outage, simulated: %d consumers; every call fails for %.0f s, "
+						+ "then %,.0f calls/s succeed; means of %d runs",
+				scenario.consumers(), scenario.outageSeconds(), scenario.capacityPerTick() * 1000 / scenario.tickMs(),
+				runs));
+		double seconds = scenario.durationMs() / 1000;
+		double maxCalls = scenario.consumers() * 1000 / scenario.callMs();
+		Chart.Panel load = chart.panel(70, 50, 380, 310, "Downstream calls per second",
+				Axis.linear(seconds, 6, "%.0f", "simulated time (s)"), Axis.linear(maxCalls, 5, "%,.0f", ""));
+		double[][][] all = new double[Variant.values().length][][];
+		double maxLag = 1;
+		for (Map.Entry<Variant, List<Result>> entry : results.entrySet()) {
+			all[entry.getKey().ordinal()] = steps(scenario, entry.getValue());
+			maxLag = Math.max(maxLag, Statistics.quantile(all[entry.getKey().ordinal()][1], 1.0));
+		}
+		Chart.Panel lag = chart.panel(570, 50, 380, 310, "The group's lag (records arrived, not done)",
+				Axis.linear(seconds, 6, "%.0f", "simulated time (s)"),
+				Axis.linear(Chart.niceCeil(maxLag), 5, "%,.0f", ""));
+		for (Variant variant : results.keySet()) {
+			double[][] steps = all[variant.ordinal()];
+			double[] ends = IntStream.range(0, steps[0].length).mapToDouble((step) -> (step + 1) * STEP_MS / 1000)
+				.toArray();
+			load.line(ends, steps[0], COLORS[variant.ordinal()]);
+			lag.line(ends, steps[1], COLORS[variant.ordinal()]);
+		}
+		for (Chart.Panel panel : new Chart.Panel[] { load, lag }) {
+			panel.vertical(scenario.outageStartMs() / 1000, "outage", false);
+			panel.vertical(scenario.outageEndMs() / 1000, "recovery", false);
+		}
+		load.horizontal(scenario.capacityPerTick() * 1000 / scenario.tickMs(), "capacity after recovery");
+		int x = 60;
+		int y = 425;
 		for (Variant variant : results.keySet()) {
 			chart.legend(x, y, COLORS[variant.ordinal()], variant.label());
 			x += 300;
-			if (x > 800) {
-				x = 70;
+			if (x > 700) {
+				x = 60;
 				y += 20;
 			}
 		}
