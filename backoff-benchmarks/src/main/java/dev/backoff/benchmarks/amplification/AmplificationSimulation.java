@@ -1,16 +1,12 @@
 package dev.backoff.benchmarks.amplification;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
-import java.util.stream.IntStream;
 
 import dev.backoff.benchmarks.amplification.AmplificationModel.Bucket;
 import dev.backoff.benchmarks.amplification.AmplificationModel.Result;
@@ -18,6 +14,7 @@ import dev.backoff.benchmarks.amplification.AmplificationModel.Scenario;
 import dev.backoff.benchmarks.amplification.AmplificationModel.Variant;
 import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Chart.Axis;
+import dev.backoff.benchmarks.simulation.Runs;
 import dev.backoff.benchmarks.simulation.Statistics;
 
 /**
@@ -74,10 +71,10 @@ public final class AmplificationSimulation {
 		Map<Variant, List<Result>> throttling = simulate(episode, runs, List.of(Variant.values()));
 		String limits = throttleLimitTable(episode, runs);
 		double seconds = (System.nanoTime() - started) / 1e9;
-		write(seriesCsv, seriesCsv(scenario, results));
-		write(runsCsv, runsCsv(results));
-		write(svg, svg(scenario, results, runs));
-		write(throttlingCsv, runsCsv(throttling));
+		Runs.write(seriesCsv, seriesCsv(scenario, results));
+		Runs.write(runsCsv, runsCsv(results));
+		Runs.write(svg, svg(scenario, results, runs));
+		Runs.write(throttlingCsv, runsCsv(throttling));
 		System.out.println(table(scenario, results));
 		System.out.println(partial);
 		System.out.println(throttlingTable(episode, throttling));
@@ -87,24 +84,7 @@ public final class AmplificationSimulation {
 	}
 
 	static Map<Variant, List<Result>> simulate(Scenario scenario, int runs, List<Variant> variants) {
-		Map<Variant, List<Result>> results = new EnumMap<>(Variant.class);
-		for (Variant variant : variants) {
-			results.put(variant, IntStream.range(0, runs)
-				.parallel()
-				.mapToObj((run) -> AmplificationModel.run(scenario, variant, run))
-				.toList());
-		}
-		return results;
-	}
-
-	private static void write(Path path, String content) throws IOException {
-		Files.createDirectories(path.toAbsolutePath().getParent());
-		Files.writeString(path, content, StandardCharsets.UTF_8);
-	}
-
-	/** The median over the runs, leaving out NaN (a budget that never closed, a retry that never came). */
-	static double median(List<Result> runs, ToDoubleFunction<Result> value) {
-		return Statistics.median(runs.stream().mapToDouble(value).filter((v) -> !Double.isNaN(v)).toArray());
+		return Runs.simulate(Variant.class, variants, runs, (variant, seed) -> AmplificationModel.run(scenario, variant, seed));
 	}
 
 	static String table(Scenario scenario, Map<Variant, List<Result>> results) {
@@ -137,8 +117,8 @@ public final class AmplificationSimulation {
 			Map<Variant, List<Result>> brownout = simulate(scenario.withOutageFailureRate(rate), runs,
 					OUTAGE_VARIANTS);
 			out.append(String.format(Locale.ROOT, "| %.0f %% | %.3f | %.3f |%n", rate * 100,
-					median(brownout.get(Variant.WITHOUT_BUDGET), Result::outageAttemptsPerRequest),
-					median(brownout.get(Variant.WITH_BUDGET), Result::outageAttemptsPerRequest)));
+					Runs.median(brownout.get(Variant.WITHOUT_BUDGET), Result::outageAttemptsPerRequest),
+					Runs.median(brownout.get(Variant.WITH_BUDGET), Result::outageAttemptsPerRequest)));
 		}
 		return out.toString();
 	}
@@ -154,8 +134,8 @@ public final class AmplificationSimulation {
 			out.append(String.format(Locale.ROOT, "| %,.0f |", limit));
 			simulate(episode.withThrottleLimit(limit), runs, List.of(Variant.values()))
 				.forEach((variant, variantRuns) -> out.append(String.format(Locale.ROOT, " %.3f (%.1f %%) |",
-						median(variantRuns, Result::outageAttemptsPerRequest),
-						median(variantRuns, Result::outageSuccessRate) * 100)));
+						Runs.median(variantRuns, Result::outageAttemptsPerRequest),
+						Runs.median(variantRuns, Result::outageSuccessRate) * 100)));
 			out.append("\n");
 		}
 		return out.toString();
@@ -198,7 +178,7 @@ public final class AmplificationSimulation {
 			ToDoubleFunction<Result> value) {
 		out.append("| ").append(name).append(" |");
 		results.values()
-			.forEach((runs) -> out.append(" ").append(String.format(Locale.ROOT, format, median(runs, value))).append(" |"));
+			.forEach((runs) -> out.append(" ").append(String.format(Locale.ROOT, format, Runs.median(runs, value))).append(" |"));
 		out.append("\n");
 	}
 
@@ -318,7 +298,7 @@ public final class AmplificationSimulation {
 					.mapToDouble((step) -> step.startMs() + step.stepMs() - scenario.recoveryMs())
 					.toArray();
 				tokens.line(ends, zoom.stream().mapToDouble(Step::tokens).toArray(), COLORS[variant.ordinal()]);
-				tokens.vertical(median(variantRuns, Result::firstRetryMs), "first retry (median)", false);
+				tokens.vertical(Runs.median(variantRuns, Result::firstRetryMs), "first retry (median)", false);
 			}
 		});
 		amplification.vertical(scenario.recoveryMs() / 1000, "recovery", true);

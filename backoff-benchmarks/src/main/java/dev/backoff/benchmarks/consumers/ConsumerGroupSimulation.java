@@ -1,15 +1,11 @@
 package dev.backoff.benchmarks.consumers;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
 import java.util.stream.IntStream;
 
 import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Result;
@@ -17,6 +13,7 @@ import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Scenario;
 import dev.backoff.benchmarks.consumers.ConsumerRetries.Variant;
 import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Chart.Axis;
+import dev.backoff.benchmarks.simulation.Runs;
 import dev.backoff.benchmarks.simulation.Statistics;
 
 /**
@@ -52,33 +49,17 @@ public final class ConsumerGroupSimulation {
 		Scenario scenario = Scenario.defaults();
 		Map<Variant, List<Result>> results = simulate(scenario, runs);
 		double seconds = (System.nanoTime() - started) / 1e9;
-		write(seriesCsv, seriesCsv(scenario, results));
-		write(runsCsv, runsCsv(results));
-		write(svg, svg(scenario, results, runs));
+		Runs.write(seriesCsv, seriesCsv(scenario, results));
+		Runs.write(runsCsv, runsCsv(results));
+		Runs.write(svg, svg(scenario, results, runs));
 		System.out.println(table(scenario, results));
 		System.out.printf(Locale.ROOT, "%d runs per variant, %.1f s; wrote %s, %s and %s%n", runs, seconds, seriesCsv,
 				runsCsv, svg);
 	}
 
 	static Map<Variant, List<Result>> simulate(Scenario scenario, int runs) {
-		Map<Variant, List<Result>> results = new EnumMap<>(Variant.class);
-		for (Variant variant : Variant.values()) {
-			results.put(variant, IntStream.range(0, runs)
-				.parallel()
-				.mapToObj((run) -> ConsumerGroupModel.run(scenario, variant, run))
-				.toList());
-		}
-		return results;
-	}
-
-	private static void write(Path path, String content) throws IOException {
-		Files.createDirectories(path.toAbsolutePath().getParent());
-		Files.writeString(path, content, StandardCharsets.UTF_8);
-	}
-
-	/** The median over the runs, leaving out NaN (a backlog that never drained). */
-	static double median(List<Result> runs, ToDoubleFunction<Result> value) {
-		return Statistics.median(runs.stream().mapToDouble(value).filter((v) -> !Double.isNaN(v)).toArray());
+		return Runs.simulate(Variant.class, List.of(Variant.values()), runs,
+				(variant, seed) -> ConsumerGroupModel.run(scenario, variant, seed));
 	}
 
 	static String table(Scenario scenario, Map<Variant, List<Result>> results) {
@@ -90,19 +71,19 @@ public final class ConsumerGroupSimulation {
 		out.append("\n");
 		row(out, "downstream calls per second during the outage", results,
 				(variantRuns) -> String.format(Locale.ROOT, "%,.0f",
-						median(variantRuns, (run) -> run.outageCalls() / scenario.outageSeconds())));
+						Runs.median(variantRuns, (run) -> run.outageCalls() / scenario.outageSeconds())));
 		row(out, String.format(Locale.ROOT, "peak calls per %.0f ms tick after recovery (× its capacity of %d)",
 				scenario.tickMs(), scenario.capacityPerTick()), results,
 				(variantRuns) -> String.format(Locale.ROOT, "%.0f (%.2f×)",
-						median(variantRuns, Result::peakCallsPerTick),
-						median(variantRuns, (run) -> run.peakLoad(scenario))));
+						Runs.median(variantRuns, Result::peakCallsPerTick),
+						Runs.median(variantRuns, (run) -> run.peakLoad(scenario))));
 		row(out, "backlog drained, after recovery", results, (variantRuns) -> drained(variantRuns));
 		row(out, "records sent to the dead-letter topic", results,
-				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", median(variantRuns, Result::deadLettered)));
+				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", Runs.median(variantRuns, Result::deadLettered)));
 		row(out, "downstream calls, in all", results,
-				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", median(variantRuns, Result::calls)));
+				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", Runs.median(variantRuns, Result::calls)));
 		row(out, "records, in all", results,
-				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", median(variantRuns, Result::records)));
+				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", Runs.median(variantRuns, Result::records)));
 		return out.toString();
 	}
 
@@ -112,7 +93,7 @@ public final class ConsumerGroupSimulation {
 		if (never == runs.size()) {
 			return "never";
 		}
-		String median = String.format(Locale.ROOT, "%.1f s", median(runs, Result::drainMs) / 1000);
+		String median = String.format(Locale.ROOT, "%.1f s", Runs.median(runs, Result::drainMs) / 1000);
 		return (never > 0) ? median + String.format(Locale.ROOT, " (%d never)", never) : median;
 	}
 
