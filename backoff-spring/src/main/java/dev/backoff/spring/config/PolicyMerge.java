@@ -134,12 +134,13 @@ final class PolicyMerge {
 	}
 
 	/**
+	 * @param levels the settings, least specific first
 	 * @param setting a setting
 	 * @return where the most specific level other than {@code backoff.defaults} sets it, or {@code null}
 	 */
-	@Nullable String ownProperty(PolicySetting<?> setting) {
+	static @Nullable String ownProperty(List<Level> levels, PolicySetting<?> setting) {
 		String property = null;
-		for (Level level : this.levels) {
+		for (Level level : levels) {
 			if (!BackoffPolicies.DEFAULTS_PREFIX.equals(level.prefix()) && setting.get(level.settings()) != null) {
 				property = level.where(setting.name());
 			}

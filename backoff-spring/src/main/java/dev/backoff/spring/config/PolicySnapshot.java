@@ -162,7 +162,7 @@ public final class PolicySnapshot {
 
 	private @Nullable String ownProperty(String name, PolicySetting<?> setting) {
 		Entry entry = this.entries.get(name);
-		return (entry != null) ? PolicyMerge.of(entry.levels()).ownProperty(setting) : null;
+		return (entry != null) ? PolicyMerge.ownProperty(entry.levels(), setting) : null;
 	}
 
 	@Nullable Entry entry(String name) {

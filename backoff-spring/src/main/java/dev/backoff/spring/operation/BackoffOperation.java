@@ -10,7 +10,6 @@ import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
-import dev.backoff.Outcome;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
@@ -165,11 +164,10 @@ public final class BackoffOperation {
 	 * count it, as for a method's call.
 	 */
 	public void succeededAtOnce() {
-		RetryBudget budget = this.state.budget();
-		if (budget != null) {
-			budget.onSuccess();
-		}
-		this.listener.onSuccess(Outcome.SUCCESS, 1);
+		// Through the call, whose report guards the listener: a listener that throws changes nothing.
+		BackoffCall call = startCall();
+		call.beginAttempt();
+		call.succeed();
 	}
 
 	/** @return the policy and budget that calls starting now use, read together */

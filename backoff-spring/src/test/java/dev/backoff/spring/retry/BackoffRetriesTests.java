@@ -7,8 +7,13 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.backoff.BackoffExecutor;
+import dev.backoff.BackoffListener;
+import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
+import dev.backoff.Outcome;
 import dev.backoff.spring.config.BackoffConfigurationException;
+import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.operation.BackoffOperationSource;
@@ -150,6 +155,31 @@ class BackoffRetriesTests {
 		}));
 		assertThat(calls).hasValue(1);
 		assertThat(this.log.events).containsExactly("failure not_retryable after 1 UnsupportedOperationException");
+	}
+
+	@Test
+	void aListenerThatThrowsChangesNothingOfASuccessAtOnce() {
+		PolicySettings orders = policy(2, "0ms", Jitter.NONE);
+		orders.getBudget().setMaxTokens(4.0);
+		BackoffSettings settings = new BackoffSettings();
+		settings.getPolicies().put("orders", orders);
+		BackoffListener throwing = new BackoffListener() {
+
+			@Override
+			public void onSuccess(Outcome outcome, int attempts) {
+				throw new IllegalStateException("a broken listener");
+			}
+
+		};
+		BackoffOperationSource source = BackoffOperationSource.create(
+				BackoffPolicies.of(settings, null, BackoffPolicy.defaults(), null), BackoffExecutor.builder().build(),
+				this.scheduler, List.of(throwing), List.of(), (value) -> value, null);
+		PolicyBackOff backOff = new BackoffRetries(source).backOff("orders", "orders-listener");
+		PolicyBackOff.Cycle cycle = backOff.start();
+		cycle.nextBackOff();
+		double tokens = backOff.getOperation().getBudget().getTokens();
+		backOff.succeededAtOnce();
+		assertThat(backOff.getOperation().getBudget().getTokens()).isGreaterThan(tokens);
 	}
 
 	@Test
