@@ -21,7 +21,7 @@ import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffPolicies.SettingChange;
-import dev.backoff.spring.metrics.BackoffBudgetMetrics;
+import dev.backoff.spring.metrics.BackoffPolicyMetrics;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -198,7 +198,7 @@ class BackoffLivePoliciesTests {
 			assertThat(resized.getTokens()).isEqualTo(34.0);
 			assertThat(resized.getTokenRatio()).isEqualTo(0.5);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value())
+			assertThat(registry.get(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge().value())
 				.isEqualTo(34.0);
 			// The methods of the policy take from the budget in force.
 			failingCall(context);
@@ -211,17 +211,32 @@ class BackoffLivePoliciesTests {
 	void theBudgetGaugeFollowsABudgetSwitchedOnAndOffAtRunTime() {
 		this.runner.run((context) -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge()).isNull();
+			assertThat(registry.find(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge()).isNull();
 			source(context).change("remote", Map.of("budget.enabled", "true"));
-			assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value())
+			assertThat(registry.get(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge().value())
 				.isEqualTo(context.getBean(BackoffPolicies.class).getBudget("remote").getMaxTokens());
 			failingCall(context);
-			assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value())
+			assertThat(registry.get(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge().value())
 				.isEqualTo(context.getBean(BackoffPolicies.class).getBudget("remote").getTokens());
 			source(context).change("remote", Map.of("budget.enabled", "false"));
-			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge()).isNull();
+			assertThat(registry.find(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge()).isNull();
 			source(context).reset("remote");
-			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).gauges()).isEmpty();
+			assertThat(registry.find(BackoffPolicyMetrics.TOKENS).gauges()).isEmpty();
+		});
+	}
+
+	@Test
+	void theMaxDelayGaugeReadsEachPolicysMaxDelayInForce() {
+		this.runner.withPropertyValues("backoff.policies.remote.max-delay=3s").run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get(BackoffPolicyMetrics.MAX_DELAY).tag("policy", "remote").timeGauge()
+				.value(TimeUnit.SECONDS)).isEqualTo(3.0);
+			assertThat(registry.get(BackoffPolicyMetrics.MAX_DELAY).tag("policy", "defaults").timeGauge()
+				.value(TimeUnit.MILLISECONDS))
+				.isEqualTo(context.getBean(BackoffPolicies.class).getDefaults().getSchedule().getMaxDelay().toMillis());
+			source(context).change("remote", Map.of("maxDelay", "750ms"));
+			assertThat(registry.get(BackoffPolicyMetrics.MAX_DELAY).tag("policy", "remote").timeGauge()
+				.value(TimeUnit.MILLISECONDS)).isEqualTo(750.0);
 		});
 	}
 

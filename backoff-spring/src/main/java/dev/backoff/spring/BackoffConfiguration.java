@@ -18,7 +18,7 @@ import dev.backoff.spring.config.SettingsBinder;
 import dev.backoff.spring.http.BackoffHttp;
 import dev.backoff.spring.http.HttpFailures;
 import dev.backoff.spring.http.ReactiveBackoffHttp;
-import dev.backoff.spring.metrics.BackoffBudgetMetrics;
+import dev.backoff.spring.metrics.BackoffPolicyMetrics;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.spring.observation.BackoffAttemptObservationConvention;
 import dev.backoff.spring.observation.BackoffObservationConvention;
@@ -140,7 +140,7 @@ public class BackoffConfiguration {
 				return (operation) -> BackoffListener.NONE;
 			}
 			// No Spring Boot to bind MeterBinder beans: the budgets' gauge is bound here.
-			new BackoffBudgetMetrics(policies).bindTo(registry);
+			new BackoffPolicyMetrics(policies).bindTo(registry);
 			return new BackoffMetrics(registry, settings.getMetrics().getFailuresAtZero());
 		}
 

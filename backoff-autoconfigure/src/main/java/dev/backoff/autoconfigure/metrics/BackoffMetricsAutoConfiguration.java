@@ -3,7 +3,7 @@ package dev.backoff.autoconfigure.metrics;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffProperties;
 import dev.backoff.spring.config.BackoffPolicies;
-import dev.backoff.spring.metrics.BackoffBudgetMetrics;
+import dev.backoff.spring.metrics.BackoffPolicyMetrics;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -37,8 +37,8 @@ public final class BackoffMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffBudgetMetrics backoffBudgetMetrics(BackoffPolicies policies) {
-		return new BackoffBudgetMetrics(policies);
+	BackoffPolicyMetrics backoffPolicyMetrics(BackoffPolicies policies) {
+		return new BackoffPolicyMetrics(policies);
 	}
 
 }

@@ -13,7 +13,7 @@ import dev.backoff.RetryBudget;
 import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
-import dev.backoff.spring.metrics.BackoffBudgetMetrics;
+import dev.backoff.spring.metrics.BackoffPolicyMetrics;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -64,7 +64,7 @@ class OverloadSafetyTests {
 			BackoffPolicies policies = context.getBean(BackoffPolicies.class);
 			assertThat(policies.getBudget("remote")).isNull();
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.find(BackoffBudgetMetrics.TOKENS).gauges()).isEmpty();
+			assertThat(registry.find(BackoffPolicyMetrics.TOKENS).gauges()).isEmpty();
 			// Every attempt fails: the call ends exhausted, never budget_exhausted.
 			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(context.getBean(Remote.class)::fetch);
 			assertThat(context.getBean(Remote.class).calls()).isEqualTo(3);
@@ -129,7 +129,7 @@ class OverloadSafetyTests {
 				.counter().count()).isEqualTo(1);
 			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Remote.fetchMore").tag("outcome", "budget_exhausted")
 				.counter().count()).isEqualTo(1);
-			assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value()).isEqualTo(1.0);
+			assertThat(registry.get(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge().value()).isEqualTo(1.0);
 		});
 	}
 
@@ -142,7 +142,7 @@ class OverloadSafetyTests {
 					remote.heal();
 					remote.fetch();
 					MeterRegistry registry = context.getBean(MeterRegistry.class);
-					assertThat(registry.get(BackoffBudgetMetrics.TOKENS).tag("policy", "remote").gauge().value())
+					assertThat(registry.get(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge().value())
 						.isEqualTo(2.5);
 				});
 	}
