@@ -97,11 +97,13 @@ class ActuatorTests {
 		assertThat(scrape.getBody()).contains("backoff_calls_total{", "method=\"QuoteClient.fetch\"",
 				"outcome=\"success_after_retry\"", "backoff_retries_total{");
 		// The series the sample's README names under "What to watch": a timer and a summary have
-		// _count, _sum and _max, and no series of their bare name to query.
+		// _count, _sum and _max, and no series of their bare name to query; the sample's
+		// percentiles-histogram gives the delay its _bucket series, and every series its application.
 		assertThat(scrape.getBody()).contains("\nbackoff_delay_seconds_count{", "\nbackoff_delay_seconds_sum{",
 				"\nbackoff_delay_seconds_max{", "\nbackoff_attempts_count{", "\nbackoff_attempts_sum{",
-				"\nbackoff_attempts_max{")
-			.doesNotContain("\nbackoff_delay_seconds{", "\nbackoff_attempts{", "\nbackoff_delay_seconds_bucket{");
+				"\nbackoff_attempts_max{", "\nbackoff_delay_seconds_bucket{", "\nbackoff_max_delay_seconds{",
+				"application=\"backoff-sample\"")
+			.doesNotContain("\nbackoff_delay_seconds{", "\nbackoff_attempts{");
 		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);
 	}
 

@@ -108,19 +108,19 @@ public final class SampleHttp {
 	 * @return the sum of the matching lines of {@code /actuator/prometheus}
 	 */
 	public double prometheusSum(String sample, String label) {
-		String text = this.client.get()
-			.uri(uri("/actuator/prometheus"))
-			.accept(MediaType.TEXT_PLAIN)
-			.retrieve()
-			.body(String.class);
 		double sum = 0;
-		for (String line : text.split("\n")) {
+		for (String line : prometheusScrape().split("\n")) {
 			Matcher matcher = SAMPLE.matcher(line);
 			if (matcher.find() && matcher.group(1).equals(sample) && matcher.group(2).contains(label)) {
 				sum += Double.parseDouble(matcher.group(3));
 			}
 		}
 		return sum;
+	}
+
+	/** @return {@code /actuator/prometheus} in Prometheus's text format */
+	public String prometheusScrape() {
+		return this.client.get().uri(uri("/actuator/prometheus")).accept(MediaType.TEXT_PLAIN).retrieve().body(String.class);
 	}
 
 	private URI uri(String path) {

@@ -37,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @AutoConfigureTracing
 @Import(TracingTests.InMemoryExport.class)
 // A context of its own (tracing exported), beside the other tests' in the same JVM: its own database.
-@TestPropertySource(properties = "spring.datasource.url=jdbc:h2:mem:backoff-sample-tracing;DB_CLOSE_DELAY=-1")
+@TestPropertySource(properties = { "spring.datasource.url=jdbc:h2:mem:backoff-sample-tracing;DB_CLOSE_DELAY=-1",
+		"management.tracing.sampling.probability=1.0" })
 class TracingTests {
 
 	@LocalServerPort
