@@ -225,7 +225,7 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 		return cancelled;
 	}
 
-	private static Throwable unwrap(Throwable failure) {
+	static Throwable unwrap(Throwable failure) {
 		Throwable current = failure;
 		while ((current instanceof CompletionException || current instanceof ExecutionException)
 				&& current.getCause() != null) {

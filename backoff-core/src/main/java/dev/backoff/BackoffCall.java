@@ -102,6 +102,14 @@ public final class BackoffCall {
 		return this.policy;
 	}
 
+	@Nullable RetryBudget budget() {
+		return this.budget;
+	}
+
+	BackoffListener listener() {
+		return this.listener;
+	}
+
 	/** @return the attempts begun so far */
 	public int getAttempts() {
 		return this.attempts;
@@ -253,10 +261,15 @@ public final class BackoffCall {
 	 * @return whether this reported the end
 	 */
 	public boolean succeed() {
+		return succeed((this.attempts <= 1) ? Outcome.SUCCESS : Outcome.SUCCESS_AFTER_RETRY);
+	}
+
+	/** @see HedgedCall: a call won by a hedge succeeded without a retry, in more than one attempt */
+	boolean succeed(Outcome outcome) {
 		if (!claimEnd()) {
 			return false;
 		}
-		this.outcome = (this.attempts <= 1) ? Outcome.SUCCESS : Outcome.SUCCESS_AFTER_RETRY;
+		this.outcome = outcome;
 		if (this.budget != null) {
 			this.budget.onSuccess();
 		}
@@ -357,7 +370,7 @@ public final class BackoffCall {
 		return delays;
 	}
 
-	private void remember(Throwable failure) {
+	void remember(Throwable failure) {
 		// Keeps the first ones: they usually say how the trouble began.
 		int count = this.earlierCount;
 		if (count >= MAX_SUPPRESSED) {

@@ -143,8 +143,8 @@ public final class BackoffExecutor {
 	/**
 	 * Runs {@code task} under {@code policy}, reporting to {@code listener}: the general form
 	 * the others use, for callers (such as a method interceptor) that may throw anything.
-	 * Blocking: a policy with an {@link BackoffPolicy#getAttemptTimeout() attempt timeout} is
-	 * refused, since Java cannot stop a thread safely and the limit would not hold.
+	 * Blocking: a policy with an {@link BackoffPolicy#getAttemptTimeout() attempt timeout} or
+	 * {@link Hedging} is refused, since Java cannot stop a thread safely.
 	 * @param <T> the result type
 	 * @param policy the policy
 	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
@@ -153,13 +153,12 @@ public final class BackoffExecutor {
 	 * @return the result of the successful attempt (or the last result, when a result predicate
 	 * still matched as the call ended)
 	 * @throws Throwable the last attempt's original failure
-	 * @throws IllegalArgumentException before any attempt, if the policy has an attempt timeout
+	 * @throws IllegalArgumentException before any attempt, if the policy has an attempt timeout or hedging
 	 */
 	public <T extends @Nullable Object> T execute(BackoffPolicy policy, @Nullable RetryBudget budget,
 			BackoffListener listener, BackoffTask<T> task) throws Throwable {
-		Duration attemptTimeout = policy.getRules().getAttemptTimeout();
-		if (attemptTimeout != null) {
-			throw BlockingCall.attemptTimeoutRefused(policy, attemptTimeout);
+		if (policy.getRules().getAttemptTimeout() != null || policy.getHedging().isEnabled()) {
+			throw BlockingCall.refused(policy);
 		}
 		long start = startNanos(policy);
 		// The first attempt runs inline, marked as BackoffCall.attempt would, so that a call
@@ -269,6 +268,10 @@ public final class BackoffExecutor {
 	 * {@code scheduler}, cancelled as the attempt completes or the call is cancelled; none
 	 * without an attempt timeout. A timer that cannot be scheduled, or that the scheduler runs
 	 * as it shuts down, ends the call with {@link Outcome#INTERRUPTED}, as a wait would.
+	 *
+	 * <p>With {@link Hedging}, copies overlap: see {@link Hedging}. The copies still running
+	 * when one succeeds, or when the call is cancelled, are cancelled (their stages'
+	 * {@code toCompletableFuture().cancel(true)}): each was started for this call.
 	 * @param <T> the result type
 	 * @param policy the policy
 	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
@@ -281,9 +284,15 @@ public final class BackoffExecutor {
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffPolicy policy,
 			@Nullable RetryBudget budget, BackoffListener listener, Supplier<? extends CompletionStage<T>> task,
 			ScheduledExecutorService scheduler) {
-		AsyncCall<T> call = new AsyncCall<>(start(policy, budget, listener, null), task, scheduler);
-		call.run();
-		return call;
+		BackoffCall call = start(policy, budget, listener, null);
+		if (policy.getHedging().isEnabled()) {
+			HedgedCall<T> hedged = new HedgedCall<>(call, task, scheduler);
+			hedged.run();
+			return hedged;
+		}
+		AsyncCall<T> async = new AsyncCall<>(call, task, scheduler);
+		async.run();
+		return async;
 	}
 
 	/**

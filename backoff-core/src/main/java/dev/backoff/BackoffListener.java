@@ -49,6 +49,14 @@ public interface BackoffListener {
 	}
 
 	/**
+	 * A copy of a {@link Hedging hedged} call was sent, won, or was cancelled.
+	 * @param event what happened to the copy
+	 * @param attempt the copy's attempt number, from 1 (the first copy of a call is not a hedge)
+	 */
+	default void onHedge(HedgeEvent event, int attempt) {
+	}
+
+	/**
 	 * @param listeners the listeners to call, in order
 	 * @return one listener that calls each of them, so that one that throws does not keep the
 	 * event from the others; {@link #NONE} for none, the listener itself for one

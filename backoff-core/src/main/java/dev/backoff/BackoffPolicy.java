@@ -12,22 +12,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A retry policy: a {@link BackoffSchedule} (how many attempts, how long to wait between
- * them) and {@link RetryRules} (which failures or results are worth another attempt). An
- * immutable value: a {@link RetryBudget} is kept beside a policy, never inside it.
- *
- * <p>Made with {@link #builder()}, one builder for both halves; {@link Builder#build()}
- * rejects invalid values with an {@link InvalidPolicyException} naming the setting, the value
- * and the rule.
- *
- * <pre class="code">
- * BackoffPolicy policy = BackoffPolicy.builder()
- *     .maxAttempts(5)
- *     .baseDelay(Duration.ofMillis(200))
- *     .jitter(Jitter.DECORRELATED)
- *     .retryOn(IOException.class)
- *     .build();
- * </pre>
- *
+ * them), {@link RetryRules} (which failures or results are worth another attempt) and
+ * {@link Hedging}. An immutable value: a {@link RetryBudget} is kept beside a policy, never
+ * inside it. Made with {@link #builder()}, for example
+ * {@code BackoffPolicy.builder().maxAttempts(5).retryOn(IOException.class).build()};
+ * {@link Builder#build()} rejects invalid values with an {@link InvalidPolicyException}
+ * naming the setting, the value and the rule.
  * @see BackoffExecutor
  */
 public final class BackoffPolicy {
@@ -58,9 +48,12 @@ public final class BackoffPolicy {
 
 	private final long maxRetryAfterNanos;
 
-	private BackoffPolicy(BackoffSchedule schedule, RetryRules rules) {
+	private final Hedging hedging;
+
+	private BackoffPolicy(BackoffSchedule schedule, RetryRules rules, Hedging hedging) {
 		this.schedule = schedule;
 		this.rules = rules;
+		this.hedging = hedging;
 		Duration maxRetryAfter = rules.getMaxRetryAfter();
 		BackoffSchedule throttling = schedule.getThrottling();
 		// Unset: the longest cap the policy has, so that a throttling server's hint within it is honoured.
@@ -103,55 +96,45 @@ public final class BackoffPolicy {
 		return this.rules.getAttemptTimeout();
 	}
 
+	/** @return when copies of a non-blocking call overlap; {@link Hedging#isEnabled() off} by default */
+	public Hedging getHedging() {
+		return this.hedging;
+	}
+
 	long maxRetryAfterNanos() {
 		return this.maxRetryAfterNanos;
 	}
 
 	@Override
 	public String toString() {
-		return "BackoffPolicy[" + this.schedule + this.rules + "]";
+		return "BackoffPolicy[" + this.schedule + this.rules + this.hedging + "]";
 	}
 
-	/**
-	 * Builds a {@link BackoffPolicy}; starts from the defaults. Not thread-safe.
-	 */
+	/** Builds a {@link BackoffPolicy}; starts from the defaults. Not thread-safe. */
 	public static final class Builder {
 
 		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
-
 		private @Nullable Duration baseDelay = DEFAULT_BASE_DELAY;
-
 		private @Nullable Duration maxDelay = DEFAULT_MAX_DELAY;
-
 		private double multiplier = DEFAULT_MULTIPLIER;
-
 		private @Nullable Jitter jitter = DEFAULT_JITTER;
-
-		private @Nullable Duration maxElapsed;
-
-		private @Nullable Duration attemptTimeout;
-
-		private final Set<Class<? extends Throwable>> retryOn = new LinkedHashSet<>();
-
-		private final Set<Class<? extends Throwable>> abortOn = new LinkedHashSet<>();
-
 		private @Nullable Duration throttleBaseDelay;
-
 		private @Nullable Duration throttleMaxDelay;
 
+		private @Nullable Duration maxElapsed;
+		private @Nullable Duration attemptTimeout;
+		private final Set<Class<? extends Throwable>> retryOn = new LinkedHashSet<>();
+		private final Set<Class<? extends Throwable>> abortOn = new LinkedHashSet<>();
 		private final Set<Class<? extends Throwable>> throttleOn = new LinkedHashSet<>();
-
 		private Predicate<? super Throwable> throttledByDefault = (failure) -> false;
-
 		private @Nullable Predicate<@Nullable Object> retryIfResult;
-
-		private Predicate<? super Throwable> retryableByDefault = Builder::isException;
-
+		private Predicate<? super Throwable> retryableByDefault = (failure) -> failure instanceof Exception;
 		private @Nullable Predicate<? super Throwable> retryOnException;
-
 		private Function<? super Throwable, ? extends @Nullable Duration> retryAfter = RetryAfter::of;
-
 		private @Nullable Duration maxRetryAfter;
+
+		private @Nullable Duration hedgeDelay;
+		private int maxHedges;
 
 		private Builder() {
 		}
@@ -178,10 +161,8 @@ public final class BackoffPolicy {
 			this.retryOnException = rules.getRetryOnException();
 			this.retryAfter = rules.retryAfterSource();
 			this.maxRetryAfter = rules.getMaxRetryAfter();
-		}
-
-		private static boolean isException(Throwable failure) {
-			return failure instanceof Exception;
+			this.hedgeDelay = policy.hedging.getDelay();
+			this.maxHedges = policy.hedging.getMaxHedges();
 		}
 
 		/**
@@ -242,15 +223,32 @@ public final class BackoffPolicy {
 		}
 
 		/**
-		 * Bounds each attempt of a non-blocking call: one still running then fails with a
-		 * {@link java.util.concurrent.TimeoutException}, classified like any failure.
-		 * {@link BackoffExecutor#execute} refuses it: Java cannot stop a thread safely.
+		 * Bounds each attempt of a non-blocking call: one still running then fails with a {@link
+		 * java.util.concurrent.TimeoutException}; {@link BackoffExecutor#execute} refuses it.
 		 * @param attemptTimeout how long one attempt may take: positive and at most
 		 * {@code maxElapsed}, or {@code null} (the default) for no limit
 		 * @return this builder
 		 */
 		public Builder attemptTimeout(@Nullable Duration attemptTimeout) {
 			this.attemptTimeout = attemptTimeout;
+			return this;
+		}
+
+		/**
+		 * @param hedgeDelay how long before another copy of a non-blocking call ({@link Hedging}); positive
+		 * @return this builder
+		 */
+		public Builder hedgeDelay(@Nullable Duration hedgeDelay) {
+			this.hedgeDelay = hedgeDelay;
+			return this;
+		}
+
+		/**
+		 * @param maxHedges extra copies at most: 0 (the default: none) to 4; above 0 needs a {@code hedgeDelay}
+		 * @return this builder
+		 */
+		public Builder maxHedges(int maxHedges) {
+			this.maxHedges = maxHedges;
 			return this;
 		}
 
@@ -392,7 +390,8 @@ public final class BackoffPolicy {
 					this.multiplier, this.jitter, this.throttleBaseDelay, this.throttleMaxDelay),
 					new RetryRules(this.retryOn, this.abortOn, this.throttleOn, this.throttledByDefault,
 							this.retryableByDefault, this.retryOnException, this.retryIfResult,
-							this.retryAfter, this.maxRetryAfter, this.maxElapsed, this.attemptTimeout));
+							this.retryAfter, this.maxRetryAfter, this.maxElapsed, this.attemptTimeout),
+					Hedging.of(this.hedgeDelay, this.maxHedges, this.attemptTimeout));
 		}
 
 	}

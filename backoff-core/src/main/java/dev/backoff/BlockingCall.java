@@ -18,7 +18,15 @@ final class BlockingCall {
 	private BlockingCall() {
 	}
 
-	static IllegalArgumentException attemptTimeoutRefused(BackoffPolicy policy, Duration attemptTimeout) {
+	/** @return why a blocking call refuses a policy with an attempt timeout or hedging */
+	static IllegalArgumentException refused(BackoffPolicy policy) {
+		Duration attemptTimeout = policy.getAttemptTimeout();
+		if (attemptTimeout == null) {
+			return new IllegalArgumentException("A blocking call cannot send hedges (maxHedges "
+					+ policy.getHedging().getMaxHedges() + "): each copy would hold a thread, and Java cannot stop "
+					+ "the losers safely. Leave maxHedges at 0, or run the call with executeAsync and a "
+					+ "CompletionStage; policy: " + policy);
+		}
 		return new IllegalArgumentException("A blocking call cannot be given an attemptTimeout ("
 				+ Durations.format(attemptTimeout) + "): Java cannot stop a thread safely, so "
 				+ "the limit would not hold. Set the client's own timeout (connect and read timeouts) and leave "

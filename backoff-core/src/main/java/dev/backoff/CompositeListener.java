@@ -68,6 +68,13 @@ final class CompositeListener implements BackoffListener {
 	}
 
 	@Override
+	public void onHedge(HedgeEvent event, int attempt) {
+		for (BackoffListener listener : this.all) {
+			ListenerCalls.hedge(listener, event, attempt);
+		}
+	}
+
+	@Override
 	public void onFailure(Outcome outcome, int attempts, @Nullable Throwable failure) {
 		for (BackoffListener listener : this.all) {
 			ListenerCalls.failure(listener, outcome, attempts, failure);

@@ -50,6 +50,15 @@ final class ListenerCalls {
 		}
 	}
 
+	static void hedge(BackoffListener listener, HedgeEvent event, int attempt) {
+		try {
+			listener.onHedge(event, attempt);
+		}
+		catch (Throwable ex) {
+			failed(listener, "onHedge", ex);
+		}
+	}
+
 	static void failed(BackoffListener listener, String event, Throwable ex) {
 		if (ex instanceof VirtualMachineError error) {
 			throw error;

@@ -31,6 +31,11 @@ public class RecordingListener implements BackoffListener {
 		this.events.add(new Failure(outcome, attempts, failure));
 	}
 
+	@Override
+	public void onHedge(HedgeEvent event, int attempt) {
+		this.events.add(new Hedge(event, attempt));
+	}
+
 	public List<Event> events() {
 		return this.events;
 	}
@@ -45,10 +50,10 @@ public class RecordingListener implements BackoffListener {
 
 	/** @return the end events ({@link Success} and {@link Failure}), which must be exactly one per call */
 	public List<Event> ends() {
-		return this.events.stream().filter((event) -> !(event instanceof RetryScheduled)).toList();
+		return this.events.stream().filter((event) -> event instanceof Success || event instanceof Failure).toList();
 	}
 
-	public sealed interface Event permits RetryScheduled, Success, Failure {
+	public sealed interface Event permits RetryScheduled, Success, Failure, Hedge {
 
 	}
 
@@ -61,6 +66,10 @@ public class RecordingListener implements BackoffListener {
 	}
 
 	public record Failure(Outcome outcome, int attempts, @Nullable Throwable failure) implements Event {
+
+	}
+
+	public record Hedge(HedgeEvent event, int attempt) implements Event {
 
 	}
 

@@ -1,0 +1,23 @@
+package dev.backoff;
+
+/**
+ * What happened to a copy of a {@link Hedging hedged} call; its {@link #tagValue()} is the
+ * {@code event} tag of the {@code backoff.hedges} meter.
+ */
+public enum HedgeEvent {
+
+	/** A hedge was sent: a copy started while another was still running. */
+	SENT,
+
+	/** The call succeeded with a hedge's answer. */
+	WON,
+
+	/** A copy still running when the call ended was cancelled. */
+	CANCELLED;
+
+	/** @return the lower-case name used as a metric tag */
+	public String tagValue() {
+		return name().toLowerCase(java.util.Locale.ROOT);
+	}
+
+}

@@ -1,0 +1,342 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One non-blocking call under a policy with {@link Hedging}: its copies may overlap. When no
+ * copy has answered within the hedge delay of the last one sent, another is sent, up to the
+ * policy's {@code maxHedges} per call, while attempts remain and the budget allows retries. The
+ * first successful answer wins and the copies still running are cancelled. A copy that fails
+ * while another runs ends nothing, unless no retry could follow its failure (it is not
+ * retryable); when the last one fails, the call retries after the policy's wait, as
+ * {@link AsyncCall} does, or ends.
+ *
+ * <p>Unlike {@link AsyncCall}, copies complete concurrently: the state is kept, and every end
+ * of the call decided, under a lock. Completing the caller's future and cancelling the losers
+ * run the callbacks of others, so they are done after it is released.
+ */
+final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> implements Runnable {
+
+	private final BackoffCall call;
+
+	private final Supplier<? extends CompletionStage<T>> task;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final long hedgeDelayNanos;
+
+	private final int maxHedges;
+
+	private final Object lock = new Object();
+
+	/** The copies in flight, in the order sent. */
+	private final List<Copy> running = new ArrayList<>(2);
+
+	private int hedgesSent;
+
+	/** Whether a retry followed a wait: a call won by a hedge alone succeeded without one. */
+	private boolean retried;
+
+	/** The next hedge's timer, or the wait before a retry: what a cancellation must stop. */
+	private @Nullable Future<?> pending;
+
+	private @Nullable Throwable lastFailure;
+
+	private @Nullable T lastResult;
+
+	HedgedCall(BackoffCall call, Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
+		Hedging hedging = call.getPolicy().getHedging();
+		Duration delay = hedging.getDelay();
+		this.call = call;
+		this.task = task;
+		this.scheduler = scheduler;
+		this.hedgeDelayNanos = (delay != null) ? delay.toNanos() : Long.MAX_VALUE;
+		// Inside another retrying call's attempt, that call retries the whole: copies here would
+		// multiply the load as nested retries would.
+		this.maxHedges = call.isNested() ? 0 : hedging.getMaxHedges();
+	}
+
+	/** Sends the call's first copy, or, after a retry's wait, the first copy of the retry. */
+	@Override
+	public void run() {
+		Runnable after;
+		synchronized (this.lock) {
+			if (this.call.isEnded()) {
+				return;
+			}
+			if (isDone()) {
+				// The caller completed the future (say with orTimeout): no further attempt is wanted.
+				this.call.interrupt(new CancellationException("The caller completed the future"));
+				return;
+			}
+			if (this.call.getAttempts() > 0 && this.scheduler.isShutdown()) {
+				after = endInterrupted(new RejectedExecutionException("The scheduler was shut down before the next attempt"));
+			}
+			else {
+				this.retried = this.call.getAttempts() > 0;
+				after = send(false);
+			}
+		}
+		after.run();
+	}
+
+	/** The hedge timer fired: no copy has answered within the hedge delay of the last one sent. */
+	private void hedge() {
+		Runnable after;
+		synchronized (this.lock) {
+			RetryBudget budget = this.call.budget();
+			if (this.call.isEnded() || isDone() || this.running.isEmpty() || this.hedgesSent >= this.maxHedges
+					|| this.call.getAttempts() >= this.call.getPolicy().getSchedule().getMaxAttempts()
+					|| (budget != null && !budget.allowsRetries())) {
+				// Waiting for a retry, out of hedges or attempts, or the dependency fails for many
+				// callers: a copy now would only add to its load.
+				return;
+			}
+			this.hedgesSent++;
+			after = send(true);
+		}
+		after.run();
+	}
+
+	/** Sends a copy and follows it; holds the lock. */
+	private Runnable send(boolean hedge) {
+		CompletionStage<T> stage;
+		try {
+			stage = this.call.attempt(this.task::get);
+			if (stage == null) {
+				throw new IllegalStateException("The task returned null instead of a CompletionStage");
+			}
+		}
+		catch (Throwable ex) {
+			stage = CompletableFuture.failedFuture(ex);
+		}
+		Copy copy = new Copy(stage, this.call.getAttempts(), hedge);
+		this.running.add(copy);
+		if (hedge) {
+			ListenerCalls.hedge(this.call.listener(), HedgeEvent.SENT, copy.attempt);
+		}
+		armHedge();
+		// Follows the copy once the lock is released: one already complete runs its callback at once.
+		return () -> copy.stage.whenComplete(copy);
+	}
+
+	/** Starts the timer of the next hedge, in place of the last one; holds the lock. */
+	private void armHedge() {
+		cancelPending();
+		if (this.hedgesSent >= this.maxHedges) {
+			return;
+		}
+		try {
+			this.pending = this.scheduler.schedule(this::hedge, this.hedgeDelayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// The scheduler is shutting down: the copies in flight go on without hedges.
+		}
+	}
+
+	private void completed(Copy copy, @Nullable T result, @Nullable Throwable failure) {
+		Runnable after;
+		synchronized (this.lock) {
+			if (!this.running.remove(copy) || this.call.isEnded()) {
+				// A loser, cancelled, or a copy answering after the call ended.
+				return;
+			}
+			after = (failure != null) ? failed(AsyncCall.unwrap(failure)) : answered(copy, result);
+		}
+		after.run();
+	}
+
+	/** Holds the lock. */
+	private Runnable answered(Copy copy, @Nullable T result) {
+		boolean retryResult;
+		try {
+			retryResult = this.call.isRetryableResult(result);
+		}
+		catch (RuntimeException | Error ex) {
+			// The call has ended: complete rather than leave the caller waiting.
+			List<Copy> losers = drain();
+			return () -> {
+				cancelCopies(losers);
+				completeExceptionally(ex);
+			};
+		}
+		if (retryResult) {
+			return this.running.isEmpty() ? scheduleOrEnd(null, result) : keep(null, result);
+		}
+		// Every end is decided under the lock: the copy's events come before the call's end.
+		if (copy.hedge) {
+			ListenerCalls.hedge(this.call.listener(), HedgeEvent.WON, copy.attempt);
+		}
+		List<Copy> losers = drain();
+		this.call.succeed(this.retried ? Outcome.SUCCESS_AFTER_RETRY : Outcome.SUCCESS);
+		return () -> {
+			cancelCopies(losers);
+			complete(result);
+		};
+	}
+
+	/** Holds the lock. */
+	private Runnable failed(Throwable failure) {
+		if (this.running.isEmpty()) {
+			return scheduleOrEnd(failure, null);
+		}
+		RetryRules rules = this.call.getPolicy().getRules();
+		if (!RuleCalls.isRetryable(rules, failure)) {
+			// No retry could follow it: waiting for the other copies would only delay the answer.
+			List<Copy> losers = drain();
+			Throwable end = this.call.abort(failure);
+			return () -> {
+				cancelCopies(losers);
+				completeExceptionally(end);
+			};
+		}
+		// Another copy may still answer. The failure costs its token, as a retried one does.
+		RetryBudget budget = this.call.budget();
+		if (budget != null) {
+			budget.onFailure(RuleCalls.isThrottled(rules, failure));
+		}
+		this.call.remember(failure);
+		return keep(failure, null);
+	}
+
+	private Runnable keep(@Nullable Throwable failure, @Nullable T result) {
+		this.lastFailure = failure;
+		this.lastResult = result;
+		return () -> {
+		};
+	}
+
+	/** The last copy in flight failed: the wait before a retry, or the end. Holds the lock. */
+	private Runnable scheduleOrEnd(@Nullable Throwable failure, @Nullable T result) {
+		this.lastFailure = failure;
+		this.lastResult = result;
+		cancelPending();
+		Duration delay = this.call.nextDelay(failure);
+		if (delay == null) {
+			Throwable end = this.call.end(failure);
+			return () -> finish(end, result);
+		}
+		try {
+			this.pending = this.scheduler.schedule(this, delay.toNanos(), TimeUnit.NANOSECONDS);
+			return () -> {
+			};
+		}
+		catch (RejectedExecutionException ex) {
+			// The scheduler is shutting down: end now rather than leave the caller waiting.
+			return endInterrupted(ex);
+		}
+	}
+
+	private Runnable endInterrupted(Exception reason) {
+		Throwable failure = this.lastFailure;
+		if (failure != null) {
+			failure.addSuppressed(reason);
+		}
+		List<Copy> losers = drain();
+		this.call.interrupt(failure);
+		T result = this.lastResult;
+		return () -> {
+			cancelCopies(losers);
+			finish(failure, result);
+		};
+	}
+
+	private void finish(@Nullable Throwable failure, @Nullable T result) {
+		if (failure != null) {
+			completeExceptionally(failure);
+		}
+		else {
+			complete(result);
+		}
+	}
+
+	/** @return the copies in flight, reported cancelled and no longer followed; holds the lock */
+	private List<Copy> drain() {
+		cancelPending();
+		List<Copy> losers = new ArrayList<>(this.running);
+		this.running.clear();
+		for (Copy loser : losers) {
+			ListenerCalls.hedge(this.call.listener(), HedgeEvent.CANCELLED, loser.attempt);
+		}
+		return losers;
+	}
+
+	private void cancelPending() {
+		Future<?> pending = this.pending;
+		if (pending != null) {
+			pending.cancel(false);
+			this.pending = null;
+		}
+	}
+
+	/**
+	 * Cancels copies whose answers are no longer wanted: each was sent by this call, so the work
+	 * behind it (an HTTP exchange, a subscription) is stopped where its stage allows it.
+	 */
+	private void cancelCopies(List<Copy> copies) {
+		for (Copy copy : copies) {
+			try {
+				copy.stage.toCompletableFuture().cancel(true);
+			}
+			catch (UnsupportedOperationException ex) {
+				// A minimal stage cannot be cancelled from outside: its answer is ignored.
+			}
+		}
+	}
+
+	/**
+	 * Cancels the call: no later copy is sent, the pending wait or hedge timer is dropped, and
+	 * the copies in flight, sent for this caller alone, are cancelled. Ends the call with
+	 * {@link Outcome#INTERRUPTED}.
+	 */
+	@Override
+	public boolean cancel(boolean mayInterruptIfRunning) {
+		List<Copy> copies;
+		synchronized (this.lock) {
+			if (this.call.isEnded()) {
+				return false;
+			}
+			copies = drain();
+			this.call.interrupt(new CancellationException("Cancelled by the caller"));
+		}
+		boolean cancelled = super.cancel(mayInterruptIfRunning);
+		cancelCopies(copies);
+		return cancelled;
+	}
+
+	/** A copy in flight: its stage, to cancel it, and its attempt number. */
+	private final class Copy implements BiConsumer<T, @Nullable Throwable> {
+
+		final CompletionStage<T> stage;
+
+		final int attempt;
+
+		final boolean hedge;
+
+		Copy(CompletionStage<T> stage, int attempt, boolean hedge) {
+			this.stage = stage;
+			this.attempt = attempt;
+			this.hedge = hedge;
+		}
+
+		@Override
+		public void accept(@Nullable T result, @Nullable Throwable failure) {
+			completed(this, result, failure);
+		}
+
+	}
+
+}

@@ -1,0 +1,69 @@
+package dev.backoff;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hedged requests, for the slow tail of idempotent non-blocking calls: when no copy of a call
+ * has answered within {@link #getDelay()} of the last one sent, another copy is sent, up to
+ * {@link #getMaxHedges()} extra copies per call; the first successful answer wins and the
+ * others are cancelled. Each copy is an attempt: hedges and retries share the policy's
+ * {@code maxAttempts} and its {@link RetryBudget} (a hedge is not sent while the budget refuses
+ * retries). See {@link BackoffExecutor#executeAsync}.
+ */
+public final class Hedging {
+
+	/** The most extra copies a call may send: gRPC's limit of 5 attempts in all. */
+	public static final int MAX_HEDGES_LIMIT = 4;
+
+	static final Hedging NONE = new Hedging(null, 0);
+
+	private final @Nullable Duration delay;
+
+	private final int maxHedges;
+
+	private Hedging(@Nullable Duration delay, int maxHedges) {
+		this.delay = delay;
+		this.maxHedges = maxHedges;
+	}
+
+	static Hedging of(@Nullable Duration delay, int maxHedges, @Nullable Duration attemptTimeout) {
+		if (maxHedges < 0 || maxHedges > MAX_HEDGES_LIMIT) {
+			throw new InvalidPolicyException("maxHedges", maxHedges, "must be between 0 and {0}", MAX_HEDGES_LIMIT);
+		}
+		if (delay != null && (delay.isNegative() || delay.isZero())) {
+			throw new InvalidPolicyException("hedgeDelay", delay, "must be positive");
+		}
+		if (maxHedges > 0 && delay == null) {
+			throw new InvalidPolicyException("hedgeDelay", null, "must be set when maxHedges is above 0 ({0})", maxHedges);
+		}
+		if (maxHedges > 0 && attemptTimeout != null) {
+			// A slow copy is answered by a hedge; a timeout would cut it off and retry instead.
+			throw new InvalidPolicyException("maxHedges", maxHedges, "cannot be combined with an attemptTimeout ({0}): "
+					+ "a slow copy is answered by a hedge; set one of them", attemptTimeout);
+		}
+		return (delay == null && maxHedges == 0) ? NONE : new Hedging(delay, maxHedges);
+	}
+
+	/** @return how long to wait for an answer before sending the next copy, or {@code null} when unset */
+	public @Nullable Duration getDelay() {
+		return this.delay;
+	}
+
+	/** @return the extra copies a call may send: 0 (no hedging) to {@value #MAX_HEDGES_LIMIT} */
+	public int getMaxHedges() {
+		return this.maxHedges;
+	}
+
+	/** @return whether calls send hedges: {@code maxHedges} above 0 */
+	public boolean isEnabled() {
+		return this.maxHedges > 0;
+	}
+
+	@Override
+	public String toString() {
+		return isEnabled() ? ", hedgeDelay=" + this.delay + ", maxHedges=" + this.maxHedges : "";
+	}
+
+}
