@@ -97,6 +97,21 @@ public @interface Backoff {
 	String attemptTimeout() default "";
 
 	/**
+	 * Overrides {@code hedge-delay}: how long a call waits for an answer before it sends another
+	 * copy, e.g. {@code "50ms"} (see {@code maxHedges}).
+	 * @return a duration, or empty to keep the policy's
+	 */
+	String hedgeDelay() default "";
+
+	/**
+	 * Overrides {@code max-hedges}, the extra copies a call may send (0 to 4), e.g. {@code "1"}. Only
+	 * for idempotent methods that return {@code CompletionStage} or {@code Mono}, or {@code suspend}
+	 * functions: on a blocking method or a {@code Flux} it stops start-up.
+	 * @return a number, or empty to keep the policy's
+	 */
+	String maxHedges() default "";
+
+	/**
 	 * Overrides {@code retry-on}: retry only these failures (or failures caused by them).
 	 * @return the types, or none to keep the policy's
 	 */

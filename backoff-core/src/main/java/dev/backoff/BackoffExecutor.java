@@ -284,8 +284,23 @@ public final class BackoffExecutor {
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffPolicy policy,
 			@Nullable RetryBudget budget, BackoffListener listener, Supplier<? extends CompletionStage<T>> task,
 			ScheduledExecutorService scheduler) {
-		BackoffCall call = start(policy, budget, listener, null);
-		if (policy.getHedging().isEnabled()) {
+		return executeAsync(start(policy, budget, listener, null), task, scheduler);
+	}
+
+	/**
+	 * Runs a call that {@link #start} began, without blocking, as
+	 * {@link #executeAsync(BackoffPolicy, RetryBudget, BackoffListener, Supplier, ScheduledExecutorService)}
+	 * does: for integrations that carry the enclosing call along their own chain (a Reactor
+	 * context). The task runs the attempt itself; this counts it ({@link BackoffCall#attempt}).
+	 * @param <T> the result type
+	 * @param call the call, before its first attempt
+	 * @param task starts one attempt (one copy, with {@link Hedging})
+	 * @param scheduler runs the waits, the hedge timers and the attempts after the first
+	 * @return a future of the result, as the other form gives
+	 */
+	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffCall call,
+			Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
+		if (call.getPolicy().getHedging().isEnabled()) {
 			HedgedCall<T> hedged = new HedgedCall<>(call, task, scheduler);
 			hedged.run();
 			return hedged;

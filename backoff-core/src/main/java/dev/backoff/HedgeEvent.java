@@ -13,7 +13,10 @@ public enum HedgeEvent {
 	WON,
 
 	/** A copy still running when the call ended was cancelled. */
-	CANCELLED;
+	CANCELLED,
+
+	/** A copy failed while another was still running: the call went on. */
+	FAILED;
 
 	/** @return the lower-case name used as a metric tag */
 	public String tagValue() {

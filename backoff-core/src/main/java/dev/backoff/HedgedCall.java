@@ -154,7 +154,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 				// A loser, cancelled, or a copy answering after the call ended.
 				return;
 			}
-			after = (failure != null) ? failed(AsyncCall.unwrap(failure)) : answered(copy, result);
+			after = (failure != null) ? failed(copy, AsyncCall.unwrap(failure)) : answered(copy, result);
 		}
 		after.run();
 	}
@@ -189,7 +189,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	}
 
 	/** Holds the lock. */
-	private Runnable failed(Throwable failure) {
+	private Runnable failed(Copy copy, Throwable failure) {
 		if (this.running.isEmpty()) {
 			return scheduleOrEnd(failure, null);
 		}
@@ -209,6 +209,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 			budget.onFailure(RuleCalls.isThrottled(rules, failure));
 		}
 		this.call.remember(failure);
+		ListenerCalls.hedge(this.call.listener(), HedgeEvent.FAILED, copy.attempt);
 		return keep(failure, null);
 	}
 

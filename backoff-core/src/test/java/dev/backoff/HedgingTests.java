@@ -98,8 +98,8 @@ class HedgingTests {
 		assertThat(budget.getTokens()).isEqualTo(9.0);
 		this.copies.get(1).complete("second");
 		assertThat(future).isCompletedWithValue("second");
-		assertThat(this.listener.events()).containsExactly(new Hedge(HedgeEvent.SENT, 2), new Hedge(HedgeEvent.WON, 2),
-				new Success(Outcome.SUCCESS, 2));
+		assertThat(this.listener.events()).containsExactly(new Hedge(HedgeEvent.SENT, 2),
+				new Hedge(HedgeEvent.FAILED, 1), new Hedge(HedgeEvent.WON, 2), new Success(Outcome.SUCCESS, 2));
 		assertThat(budget.getTokens()).isEqualTo(9.1);
 	}
 

@@ -39,6 +39,12 @@ public class PolicySettings {
 	/** How long one attempt of a non-blocking call may take. */
 	private @Nullable Duration attemptTimeout;
 
+	/** How long a non-blocking call waits for an answer before it sends another copy. */
+	private @Nullable Duration hedgeDelay;
+
+	/** Extra copies a non-blocking call may send, 0 to 4. */
+	private @Nullable Integer maxHedges;
+
 	/** Exception types to retry, by class name. */
 	private @Nullable List<String> retryOn;
 
@@ -119,6 +125,22 @@ public class PolicySettings {
 
 	public void setAttemptTimeout(@Nullable Duration value) {
 		this.attemptTimeout = value;
+	}
+
+	public @Nullable Duration getHedgeDelay() {
+		return this.hedgeDelay;
+	}
+
+	public void setHedgeDelay(@Nullable Duration value) {
+		this.hedgeDelay = value;
+	}
+
+	public @Nullable Integer getMaxHedges() {
+		return this.maxHedges;
+	}
+
+	public void setMaxHedges(@Nullable Integer value) {
+		this.maxHedges = value;
 	}
 
 	public @Nullable List<String> getRetryOn() {
@@ -275,6 +297,14 @@ public class PolicySettings {
 			PolicySettings::getAttemptTimeout, PolicySettings::setAttemptTimeout, BackoffPolicy.Builder::attemptTimeout,
 			(p) -> p.rules().getAttemptTimeout());
 
+	static final PolicySetting<Duration> HEDGE_DELAY = PolicySetting.of("hedgeDelay", Duration.class, "50ms",
+			PolicySettings::getHedgeDelay, PolicySettings::setHedgeDelay, BackoffPolicy.Builder::hedgeDelay,
+			(p) -> p.policy().getHedging().getDelay());
+
+	static final PolicySetting<Integer> MAX_HEDGES = PolicySetting.of("maxHedges", Integer.class, "1",
+			PolicySettings::getMaxHedges, PolicySettings::setMaxHedges, BackoffPolicy.Builder::maxHedges,
+			(p) -> p.policy().getHedging().getMaxHedges());
+
 	static final PolicySetting<List<String>> RETRY_ON = PolicySetting.resolved("retryOn", List.class, "java.io.IOException",
 			PolicySettings::getRetryOn, PolicySettings::setRetryOn,
 			(builder, names, at) -> builder.retryOn(at.types(names)), (p) -> p.rules().getRetryOn()).fixed();
@@ -328,7 +358,7 @@ public class PolicySettings {
 
 	/** Every row, in order. */
 	static final List<PolicySetting<?>> ALL = List.of(MAX_ATTEMPTS, BASE_DELAY, MAX_DELAY, MULTIPLIER, JITTER,
-			MAX_ELAPSED, ATTEMPT_TIMEOUT, RETRY_ON, ABORT_ON, RETRY_ON_EXCEPTION, MAX_RETRY_AFTER, THROTTLE_BASE_DELAY,
+			MAX_ELAPSED, ATTEMPT_TIMEOUT, HEDGE_DELAY, MAX_HEDGES, RETRY_ON, ABORT_ON, RETRY_ON_EXCEPTION, MAX_RETRY_AFTER, THROTTLE_BASE_DELAY,
 			THROTTLE_MAX_DELAY, THROTTLE_ON, RETRY_NON_IDEMPOTENT, BUDGET_ENABLED, BUDGET_MAX_TOKENS,
 			BUDGET_TOKEN_RATIO, BUDGET_THROTTLE_COST);
 

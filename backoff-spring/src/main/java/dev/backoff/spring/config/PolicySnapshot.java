@@ -155,6 +155,11 @@ public final class PolicySnapshot {
 		return ownProperty(name, PolicySettings.ATTEMPT_TIMEOUT);
 	}
 
+	/** @return the property that sets the policy's own max-hedges last; {@code null} when it inherits it */
+	public @Nullable String getOwnMaxHedgesProperty(String name) {
+		return ownProperty(name, PolicySettings.MAX_HEDGES);
+	}
+
 	/** @return the property that sets the policy's own max-elapsed last; {@code null} when it inherits it */
 	public @Nullable String getOwnMaxElapsedProperty(String name) {
 		return ownProperty(name, PolicySettings.MAX_ELAPSED);

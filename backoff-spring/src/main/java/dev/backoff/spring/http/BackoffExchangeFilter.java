@@ -1,6 +1,10 @@
 package dev.backoff.spring.http;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32;
 
@@ -54,7 +58,7 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 		}
 		BackoffOperation operation = this.operations.get(request.method());
 		return Mono.defer(() -> {
-			Call call = new Call(request);
+			Call call = new Call(request, operation.getPolicy().getHedging().isEnabled());
 			Mono<Object> retried;
 			try {
 				retried = (Mono<Object>) operation.invoke(() -> Mono.defer(() -> call.attempt(next)), null, null,
@@ -65,15 +69,22 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 				return Mono.error(ex);
 			}
 			return retried.cast(ClientResponse.class)
-				.onErrorResume((failure) -> failure == call.failure, (failure) -> Mono.justOrEmpty(call.take()))
+				.onErrorResume(call::holds, (failure) -> Mono.justOrEmpty(call.take(failure)))
+				.doOnNext(call::deliver)
 				.doFinally((signal) -> call.release());
 		});
 	}
 
-	/** One subscription's attempts: what their bodies wrote, and the last error response. */
+	/**
+	 * One subscription's attempts: what their bodies wrote, and the error responses not yet
+	 * released. A hedged call's copies run at once: then the answers of copies that lost are
+	 * released too, when the call ends or, coming later, at once.
+	 */
 	private static final class Call {
 
 		private final ClientRequest request;
+
+		private final boolean hedged;
 
 		/** The longest body an attempt wrote so far: its length, -1 before any wrote. */
 		private volatile long written = -1;
@@ -84,17 +95,26 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 		/** Whether that attempt wrote its body whole. */
 		private volatile boolean whole;
 
-		private volatile @Nullable Throwable failure;
+		/** The error responses not yet released nor handed to the client, by their failures: made on the first. */
+		private @Nullable Map<Throwable, ClientResponse> errors;
 
-		private volatile @Nullable ClientResponse response;
+		/** A hedged call's answers, the loser's among them, until the call ends. */
+		private @Nullable List<ClientResponse> answers;
 
-		Call(ClientRequest request) {
+		private @Nullable ClientResponse delivered;
+
+		private boolean ended;
+
+		Call(ClientRequest request, boolean hedged) {
 			this.request = request;
+			this.hedged = hedged;
 		}
 
 		Mono<ClientResponse> attempt(ExchangeFunction next) {
-			ClientResponse previous = take();
-			Mono<Void> released = (previous != null) ? previous.releaseBody().onErrorComplete() : Mono.empty();
+			// The earlier attempts' error responses: their failures were retried, or another copy runs on.
+			List<ClientResponse> previous = takeErrors();
+			Mono<Void> released = previous.isEmpty() ? Mono.empty()
+					: Flux.fromIterable(previous).concatMap((response) -> response.releaseBody().onErrorComplete()).then();
 			BodyInserter<?, ? super ClientHttpRequest> body = this.request.body();
 			ClientRequest checked = ClientRequest.from(this.request)
 				.body((message, context) -> body.insert(new CheckedRequest(message), context))
@@ -105,31 +125,89 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 		/** An error response becomes the attempt's failure, as WebClient's retrieve() would throw it, body unread. */
 		private Mono<ClientResponse> judge(ClientResponse response) {
 			if (!response.statusCode().isError()) {
-				return Mono.just(response);
+				return (!this.hedged || answered(response)) ? Mono.just(response) : Mono.empty();
 			}
 			WebClientResponseException failure = WebClientResponseException.create(response.statusCode(),
 					statusText(response), response.headers().asHttpHeaders(), UNREAD,
 					response.headers().contentType().map((type) -> type.getCharset()).orElse(null),
 					response.request());
-			this.response = response;
-			this.failure = failure;
+			synchronized (this) {
+				if (this.ended) {
+					// A copy that lost, answering after the call ended.
+					discard(response);
+					return Mono.empty();
+				}
+				Map<Throwable, ClientResponse> errors = this.errors;
+				if (errors == null) {
+					errors = new HashMap<>(2);
+					this.errors = errors;
+				}
+				errors.put(failure, response);
+			}
 			return Mono.error(failure);
 		}
 
-		/** @return the last error response, no longer this call's to release */
-		@Nullable ClientResponse take() {
-			ClientResponse response = this.response;
-			this.response = null;
-			this.failure = null;
-			return response;
+		/** @return whether a hedged call's answer may be delivered: not when the call has ended */
+		private synchronized boolean answered(ClientResponse response) {
+			if (this.ended) {
+				discard(response);
+				return false;
+			}
+			List<ClientResponse> answers = this.answers;
+			if (answers == null) {
+				answers = new ArrayList<>(2);
+				this.answers = answers;
+			}
+			answers.add(response);
+			return true;
 		}
 
-		/** Releases an error response that was neither retried nor handed to the client. */
-		void release() {
-			ClientResponse response = take();
-			if (response != null) {
-				response.releaseBody().onErrorComplete().subscribe();
+		/** @return whether the failure is an error response's that this call still holds */
+		synchronized boolean holds(Throwable failure) {
+			return this.errors != null && this.errors.containsKey(failure);
+		}
+
+		/** @return the failure's error response, no longer this call's to release */
+		synchronized @Nullable ClientResponse take(Throwable failure) {
+			return (this.errors != null) ? this.errors.remove(failure) : null;
+		}
+
+		private synchronized List<ClientResponse> takeErrors() {
+			Map<Throwable, ClientResponse> errors = this.errors;
+			if (errors == null || errors.isEmpty()) {
+				return List.of();
 			}
+			List<ClientResponse> taken = new ArrayList<>(errors.values());
+			errors.clear();
+			return taken;
+		}
+
+		synchronized void deliver(ClientResponse response) {
+			this.delivered = response;
+		}
+
+		/** Releases what was neither retried nor handed to the client: error responses, and the losers' answers. */
+		void release() {
+			List<ClientResponse> unwanted;
+			synchronized (this) {
+				this.ended = true;
+				unwanted = takeErrors();
+				List<ClientResponse> answers = this.answers;
+				if (answers != null) {
+					unwanted = new ArrayList<>(unwanted);
+					for (ClientResponse answer : answers) {
+						if (answer != this.delivered) {
+							unwanted.add(answer);
+						}
+					}
+					answers.clear();
+				}
+			}
+			unwanted.forEach(Call::discard);
+		}
+
+		private static void discard(ClientResponse response) {
+			response.releaseBody().onErrorComplete().subscribe();
 		}
 
 		private static String statusText(ClientResponse response) {

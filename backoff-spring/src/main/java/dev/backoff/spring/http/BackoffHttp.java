@@ -1,9 +1,11 @@
 package dev.backoff.spring.http;
 
+import java.util.Objects;
 import java.util.Set;
 
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.config.PolicySnapshot;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
 
@@ -56,6 +58,10 @@ public class BackoffHttp {
 
 	private static final Set<HttpMethod> STANDARD = Set.of(HttpMethod.values());
 
+	/** The requests whose copies may overlap: idempotent, and sent without a body that each copy would write. */
+	private static final Set<HttpMethod> HEDGEABLE = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS,
+			HttpMethod.DELETE, HttpMethod.TRACE);
+
 	private final BackoffOperationSource operations;
 
 	/**
@@ -107,11 +113,30 @@ public class BackoffHttp {
 				|| this.operations.getPolicies().isRetryNonIdempotent(policy);
 	}
 
+	/**
+	 * Refuses a policy that both hedges and retries non-idempotent requests: a user who asks for
+	 * both expects a POST hedged, which would send it twice at once (an Idempotency-Key does not
+	 * make two copies in flight safe), so neither is guessed.
+	 */
+	void requireHedgeableIfHedged(String policy) {
+		PolicySnapshot snapshot = this.operations.getPolicies().snapshot();
+		int maxHedges = Objects.requireNonNull(snapshot.get(policy)).getHedging().getMaxHedges();
+		if (maxHedges > 0 && snapshot.isRetryNonIdempotent(policy)) {
+			String property = snapshot.getOwnMaxHedgesProperty(policy);
+			throw new BackoffConfigurationException((property != null) ? property : "backoff.defaults.max-hedges",
+					String.valueOf(maxHedges),
+					"cannot be combined with retry-non-idempotent on policy " + policy + ": a hedge would send a "
+							+ "POST or PATCH twice at once, which an Idempotency-Key does not make safe",
+					"Use a policy without retry-non-idempotent for the hedged GETs, and another for the requests "
+							+ "with a body.");
+		}
+	}
+
 	/** The operation of a policy's requests of one method, named {@code <policy> <METHOD>}. */
 	BackoffOperation operation(String policy, HttpMethod method, Class<?> returnType) {
 		// Bounded: a method outside the standard nine is named OTHER.
 		String name = policy + " " + (STANDARD.contains(method) ? method.name() : "OTHER");
-		return this.operations.getOperation(policy, name, returnType);
+		return this.operations.getOperation(policy, name, returnType, HEDGEABLE.contains(method));
 	}
 
 }

@@ -31,13 +31,17 @@ public class ReactiveBackoffHttp {
 	 * again, running the filters after it and writing the request body anew; a body that
 	 * cannot be written twice fails the retry with an {@link IllegalStateException} that says
 	 * so, rather than send an empty request. Put it first, so that the filters after it run
-	 * for every attempt.
+	 * for every attempt. With {@code max-hedges}, the requests without a body (GET, HEAD,
+	 * OPTIONS, DELETE, TRACE) are hedged, the copies that lose cancelled and their answers
+	 * released; a request with a body never is.
 	 * @param policy a policy name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS}
 	 * @return the filter
-	 * @throws BackoffConfigurationException if there is no such policy
+	 * @throws BackoffConfigurationException if there is no such policy, or it both hedges and
+	 * retries non-idempotent requests
 	 */
 	public ExchangeFilterFunction filter(String policy) {
-		return new BackoffExchangeFilter(new ClientOperations(this.http, this.http.requirePolicy(policy), Mono.class));
+		this.http.requireHedgeableIfHedged(this.http.requirePolicy(policy));
+		return new BackoffExchangeFilter(new ClientOperations(this.http, policy, Mono.class));
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 import dev.backoff.BackoffListener;
+import dev.backoff.HedgeEvent;
 import dev.backoff.Outcome;
 import dev.backoff.spring.operation.BackoffCallCounts;
 import dev.backoff.spring.operation.BackoffListenerFactory;
@@ -35,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  * caused them ({@code none} when a result asked for the retry).</li>
  * <li>{@value #DELAY} (timer: policy, method): every wait actually scheduled.</li>
  * <li>{@value #ATTEMPTS} (distribution summary: policy, method, outcome): attempts per call,
- * for every outcome but {@code success}, which is one attempt by definition.</li>
+ * for every outcome but {@code success}, which is one attempt unless hedges were sent.</li>
+ * <li>{@value #HEDGES} (counter: policy, method, event): copies of hedged calls sent, won,
+ * cancelled, or failed while another ran.</li>
  * </ul>
  * A meter is registered the first time it has something to record, with one exception where
  * the registry needs it ({@link #registersFailuresAtZero()}): when a method's first call ends,
@@ -62,6 +65,9 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 	/** Attempts per call. */
 	public static final String ATTEMPTS = "backoff.attempts";
+
+	/** Copies of hedged calls, by event: sent, won, cancelled, failed. */
+	public static final String HEDGES = "backoff.hedges";
 
 	/** The outcomes whose counters may be registered at 0: every one but the successes. */
 	private static final Outcome[] FAILURES = Stream.of(Outcome.values())
@@ -166,6 +172,9 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private @Nullable Counter resultRetries;
 
+		/** By {@link HedgeEvent#ordinal()}. */
+		private @Nullable Counter @Nullable [] hedges;
+
 		/**
 		 * The method's tags, made on first use and shared by its meters, as the outcome tags
 		 * are shared by every method's: each counter then holds only its own small array,
@@ -196,6 +205,24 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		@Override
 		public void onSuccess(Outcome outcome, int attempts) {
 			ended(outcome, attempts);
+		}
+
+		@Override
+		public void onHedge(HedgeEvent event, int attempt) {
+			Counter[] hedges = this.hedges;
+			if (hedges == null) {
+				hedges = new Counter[HedgeEvent.values().length];
+				this.hedges = hedges;
+			}
+			Counter counter = hedges[event.ordinal()];
+			if (counter == null) {
+				counter = Counter.builder(HEDGES)
+					.description("Copies of hedged calls under a Backoff policy: sent, won, cancelled, failed")
+					.tags(tags().and("event", event.tagValue()))
+					.register(this.metrics.registry);
+				hedges[event.ordinal()] = counter;
+			}
+			counter.increment();
 		}
 
 		@Override

@@ -86,8 +86,14 @@ public class BackoffAttemptObservationContext extends Observation.Context {
 		/** It failed (or its result asked for a retry) and a retry follows. */
 		RETRIED,
 
-		/** It failed (or its result asked for a retry) and the call ended after it. */
-		FAILED;
+		/**
+		 * It failed (or its result asked for a retry) and no retry followed it: the call ended
+		 * after it, or another copy of a hedged call was still running.
+		 */
+		FAILED,
+
+		/** A copy of a hedged call, cancelled when another answered or the call ended. */
+		CANCELLED;
 
 		private final String keyValue = name().toLowerCase(Locale.ROOT);
 

@@ -1,10 +1,13 @@
 package dev.backoff.spring.observation;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffTask;
+import dev.backoff.HedgeEvent;
 import dev.backoff.Outcome;
 import dev.backoff.spring.observation.BackoffAttemptObservationContext.AttemptOutcome;
 import dev.backoff.spring.operation.BackoffOperation;
@@ -31,9 +34,16 @@ final class CallObservations implements ObservedCall, BackoffListener {
 
 	private final Observation call;
 
+	/** The attempt started last (or the copy that won), while it runs. */
 	private @Nullable Observation attempt;
 
+	/** Its number. */
+	private int attemptNumber;
+
 	private int attempts;
+
+	/** The copies of a hedged call still running beside the last, by attempt number: made when copies overlap. */
+	private @Nullable Map<Integer, Observation> overlapping;
 
 	private boolean ended;
 
@@ -69,7 +79,18 @@ final class CallObservations implements ObservedCall, BackoffListener {
 				// A predicate turned backoff.attempt off.
 				return null;
 			}
+			Observation running = this.attempt;
+			if (running != null) {
+				// A hedge: the copy sent before it runs on.
+				Map<Integer, Observation> overlapping = this.overlapping;
+				if (overlapping == null) {
+					overlapping = new HashMap<>();
+					this.overlapping = overlapping;
+				}
+				overlapping.put(this.attemptNumber, running);
+			}
 			this.attempt = attempt;
+			this.attemptNumber = this.attempts;
 			return attempt;
 		}
 		catch (RuntimeException ex) {
@@ -100,6 +121,43 @@ final class CallObservations implements ObservedCall, BackoffListener {
 	}
 
 	@Override
+	public synchronized void onHedge(HedgeEvent event, int attempt) {
+		if (event == HedgeEvent.CANCELLED || event == HedgeEvent.FAILED) {
+			Observation copy = take(attempt);
+			if (copy != null) {
+				stop(copy, (event == HedgeEvent.CANCELLED) ? AttemptOutcome.CANCELLED : AttemptOutcome.FAILED, null, null);
+			}
+		}
+		else if (event == HedgeEvent.WON) {
+			// The winner is the one the call's end stops with its success.
+			Observation winner = take(attempt);
+			Observation last = this.attempt;
+			if (winner != null && last != null) {
+				// The copy started last is a loser, whose cancellation is reported next.
+				Map<Integer, Observation> overlapping = this.overlapping;
+				if (overlapping != null) {
+					overlapping.put(this.attemptNumber, last);
+				}
+			}
+			if (winner != null) {
+				this.attempt = winner;
+				this.attemptNumber = attempt;
+			}
+		}
+	}
+
+	/** @return the observation of a copy still running, no longer followed here; or {@code null} */
+	private @Nullable Observation take(int number) {
+		if (this.attempt != null && number == this.attemptNumber) {
+			Observation last = this.attempt;
+			this.attempt = null;
+			return last;
+		}
+		Map<Integer, Observation> overlapping = this.overlapping;
+		return (overlapping != null) ? overlapping.remove(number) : null;
+	}
+
+	@Override
 	public void onSuccess(Outcome outcome, int attempts) {
 		end(AttemptOutcome.SUCCESS, null, outcome, attempts);
 	}
@@ -115,6 +173,12 @@ final class CallObservations implements ObservedCall, BackoffListener {
 		}
 		this.ended = true;
 		stopAttempt(last, failure, null);
+		Map<Integer, Observation> overlapping = this.overlapping;
+		if (overlapping != null) {
+			// Copies the call's end left running (their cancellations are reported first, so none, normally).
+			overlapping.values().forEach((copy) -> stop(copy, AttemptOutcome.CANCELLED, null, null));
+			overlapping.clear();
+		}
 		try {
 			if (this.call.getContext() instanceof BackoffObservationContext context) {
 				context.setOutcome(outcome);
@@ -134,6 +198,11 @@ final class CallObservations implements ObservedCall, BackoffListener {
 			return;
 		}
 		this.attempt = null;
+		stop(attempt, outcome, failure, delay);
+	}
+
+	private void stop(Observation attempt, AttemptOutcome outcome, @Nullable Throwable failure,
+			@Nullable Duration delay) {
 		try {
 			if (attempt.getContext() instanceof BackoffAttemptObservationContext context) {
 				context.setOutcome(outcome);

@@ -179,9 +179,9 @@ public final class BackoffOperation {
 		this.state = state;
 	}
 
-	/** @return whether the calling thread runs the attempts and waits: no attempt timeout can apply */
-	boolean isBlocking() {
-		return this.invoker.isBlocking();
+	/** @return how its calls run: whether they block, whether they may be hedged */
+	Invoker getInvoker() {
+		return this.invoker;
 	}
 
 	@Nullable PolicySettings getAnnotated() {

@@ -184,6 +184,20 @@ public class BackoffOperationSource {
 	 * @throws BackoffConfigurationException if there is no such policy
 	 */
 	public BackoffOperation getOperation(String policyName, String name, Class<?> returnType) {
+		return getOperation(policyName, name, returnType, true);
+	}
+
+	/**
+	 * @param policyName a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @param name the {@code method} tag and key, bounded, such as {@code downstream GET}
+	 * @param returnType what each call returns, which decides how it is retried
+	 * @param hedgeable whether copies of a call may overlap, where the return type allows it: not
+	 * for a request that sends a body, whose copies would each write it
+	 * @return the operation
+	 * @throws BackoffConfigurationException if there is no such policy
+	 * @see #getOperation(String, String, Class)
+	 */
+	public BackoffOperation getOperation(String policyName, String name, Class<?> returnType, boolean hedgeable) {
 		List<Object> key = List.of(name, returnType);
 		BackoffOperation operation = this.clients.get(key);
 		if (operation != null) {
@@ -192,9 +206,10 @@ public class BackoffOperationSource {
 		synchronized (this.changes) {
 			return this.clients.computeIfAbsent(key, (absent) -> {
 				String where = " on " + name;
-				Invoker invoker = ReturnShape.of(Returned.of(returnType), where);
+				Invoker shaped = ReturnShape.of(Returned.of(returnType), where);
+				Invoker invoker = hedgeable ? shaped : Invoker.withoutHedges(shaped);
 				return new BackoffOperation(policyName, name,
-						this.changes.state(this.policies.snapshot(), policyName, null, null, where, invoker.isBlocking()),
+						this.changes.state(this.policies.snapshot(), policyName, null, null, where, invoker),
 						invoker, this.executor, this.scheduler, this.listeners, this.observer);
 			});
 		}
@@ -335,7 +350,7 @@ public class BackoffOperationSource {
 		Predicate<@Nullable Object> retryIfResult = StringUtils.hasText(retryIf)
 				? retryIf(retryIf, method, invoker, where) : null;
 		BackoffOperation.State state = this.changes.state(policies, policyName, settings, retryIfResult, where,
-				invoker.isBlocking());
+				invoker);
 		Fallback fallback = Fallback.resolve(this.annotations.resolve("fallback", backoff.fallback(), where), method,
 				targetClass, where, invoker);
 		return new BackoffOperation(policyName, method, targetClass, state, settings, retryIfResult, invoker, fallback,

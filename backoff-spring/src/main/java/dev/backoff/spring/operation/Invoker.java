@@ -28,6 +28,57 @@ interface Invoker {
 		return false;
 	}
 
+	/** @return whether copies of a call may overlap, racing for one answer ({@code max-hedges}) */
+	default boolean canHedge() {
+		return !isBlocking() && returnsOneValue();
+	}
+
+	/** @return whether this invoker's calls are never hedged, whatever the policy says: it is left out for them */
+	default boolean dropsHedges() {
+		return false;
+	}
+
+	/**
+	 * @param invoker an invoker
+	 * @return it, for calls never hedged whatever the policy says (an HTTP request with a body)
+	 */
+	static Invoker withoutHedges(Invoker invoker) {
+		return new Invoker() {
+
+			@Override
+			public @Nullable Object invoke(BackoffOperation operation, BackoffTask<@Nullable Object> attempt,
+					@Nullable Object receiver, @Nullable Object[] arguments) throws Throwable {
+				return invoker.invoke(operation, attempt, receiver, arguments);
+			}
+
+			@Override
+			public boolean isBlocking() {
+				return invoker.isBlocking();
+			}
+
+			@Override
+			public boolean canHedge() {
+				return invoker.canHedge();
+			}
+
+			@Override
+			public boolean dropsHedges() {
+				return true;
+			}
+
+			@Override
+			public boolean returnsOneValue() {
+				return invoker.returnsOneValue();
+			}
+
+			@Override
+			public @Nullable UnaryOperator<@Nullable Object> fallbackResult() {
+				return invoker.fallbackResult();
+			}
+
+		};
+	}
+
 	/** @return whether a call gives one value, which {@code retryIf} can test */
 	default boolean returnsOneValue() {
 		return true;

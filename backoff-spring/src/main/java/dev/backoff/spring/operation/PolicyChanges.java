@@ -50,7 +50,7 @@ final class PolicyChanges {
 	 */
 	void checkBlockingClient(String policyName, String where) {
 		synchronized (this) {
-			state(this.policies.snapshot(), policyName, null, null, where, true);
+			state(this.policies.snapshot(), policyName, null, null, where, BlockingShape.VALUE);
 			this.blockingClients.put(where, policyName);
 		}
 	}
@@ -67,12 +67,12 @@ final class PolicyChanges {
 			PolicySnapshot current = this.policies.snapshot();
 			PolicySnapshot next = change.apply(current);
 			// First, so that a blocking client's refusal names the client rather than one of its operations.
-			this.blockingClients.forEach((where, policy) -> state(next, policy, null, null, where, true));
+			this.blockingClients.forEach((where, policy) -> state(next, policy, null, null, where, BlockingShape.VALUE));
 			Map<BackoffOperation, BackoffOperation.State> states = new IdentityHashMap<>();
 			for (BackoffOperation operation : operations) {
 				if (current.differs(operation.getPolicyName(), next)) {
 					states.put(operation, state(next, operation.getPolicyName(), operation.getAnnotated(),
-							operation.getRetryIf(), " on " + operation.getMethodTag(), operation.isBlocking()));
+							operation.getRetryIf(), " on " + operation.getMethodTag(), operation.getInvoker()));
 				}
 			}
 			// Everything is valid: only now is any of it put in place.
@@ -87,11 +87,15 @@ final class PolicyChanges {
 
 	/**
 	 * The effective policy of a method and its budget, under the given policies.
-	 * @param blocking whether the calling thread runs the attempts: then the policy may have no
-	 * attempt timeout of its own, and the one of {@code backoff.defaults} is left out
+	 * @param invoker how the calls run. When the calling thread runs the attempts, the policy
+	 * may have no attempt timeout of its own, and the one of {@code backoff.defaults} is left
+	 * out; unless their copies may overlap (a non-blocking call of one value), the policy may not
+	 * send hedges of its own, and those of {@code backoff.defaults}
+	 * are left out
 	 */
 	BackoffOperation.State state(PolicySnapshot policies, String policyName, @Nullable PolicySettings annotated,
-			@Nullable Predicate<@Nullable Object> retryIf, String where, boolean blocking) {
+			@Nullable Predicate<@Nullable Object> retryIf, String where, Invoker invoker) {
+		boolean blocking = invoker.isBlocking();
 		BackoffPolicy policy = policies.get(policyName);
 		if (policy != null && annotated != null) {
 			policy = policies.derive(policyName, annotated, where);
@@ -123,6 +127,19 @@ final class PolicyChanges {
 				throw defaultAttemptTimeoutOutlastsMaxElapsed(inherited, maxElapsed, policy, policyName, where);
 			}
 		}
+		int maxHedges = policy.getHedging().getMaxHedges();
+		if (maxHedges > 0 && invoker.dropsHedges()) {
+			policy = policy.toBuilder().maxHedges(0).build();
+		}
+		else if (maxHedges > 0 && !invoker.canHedge()) {
+			String property = (annotated != null && annotated.getMaxHedges() != null) ? "@Backoff(maxHedges)" + where
+					: policies.getOwnMaxHedgesProperty(policyName);
+			if (property != null) {
+				throw cannotHedge(property, maxHedges, where, blocking);
+			}
+			// Only backoff.defaults gives it: meant for the non-blocking calls of one value.
+			policy = policy.toBuilder().maxHedges(0).build();
+		}
 		if (retryIf != null) {
 			policy = policy.toBuilder().retryIfResult(retryIf).build();
 		}
@@ -138,6 +155,19 @@ final class PolicyChanges {
 						+ "call may take",
 				"Set backoff.policies." + policyName + ".attempt-timeout to at most " + limit + ", or lengthen "
 						+ maxElapsed + ".");
+	}
+
+	private static BackoffConfigurationException cannotHedge(String property, int maxHedges, String where,
+			boolean blocking) {
+		String subject = where.substring(" on ".length());
+		String rule = "cannot send hedges for " + subject + ", which " + (blocking
+				? "is blocking: each copy would hold a thread, and Java cannot stop the losers safely"
+				: "may give many values (a Flux) or send a body: its copies cannot race for one answer");
+		return new BackoffConfigurationException(property, String.valueOf(maxHedges), rule,
+				"Hedge only idempotent calls of one value that return CompletionStage, CompletableFuture"
+						+ (ReturnShape.REACTOR_PRESENT ? " or Mono (or suspend functions, WebClient requests without a body)"
+								: "")
+						+ "; remove " + property + " here.");
 	}
 
 	private static BackoffConfigurationException blockingAttemptTimeout(String property, Duration timeout,

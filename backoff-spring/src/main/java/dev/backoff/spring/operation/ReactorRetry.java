@@ -110,6 +110,9 @@ final class ReactorRetry implements ReturnShape {
 			BackoffTask<@Nullable Object> attempt, ContextView context) {
 		ObservedCall observed = observe(operation, context);
 		BackoffCall call = start(operation, state, context, observed);
+		if (state.policy().getHedging().isEnabled()) {
+			return hedged(operation, call, observed, attempt, context);
+		}
 		Duration timeout = call.getAttemptTimeout();
 		return Mono.defer(() -> {
 			Object observation = (observed != null) ? observed.startAttempt() : null;
@@ -140,6 +143,23 @@ final class ReactorRetry implements ReturnShape {
 			.onErrorResume(RetryableResult.class, (result) -> Mono.justOrEmpty(result.value))
 			.doOnSuccess((value) -> call.succeed())
 			.doOnCancel(() -> call.interrupt(new CancellationException("Cancelled by the subscriber")));
+	}
+
+	/**
+	 * A call whose copies may overlap: each copy is a subscription of its own, as a future, which
+	 * the core sends, races and cancels (cancelling the future cancels the subscription), and
+	 * cancelling this {@code Mono} cancels the call.
+	 */
+	private static Mono<@Nullable Object> hedged(BackoffOperation operation, BackoffCall call,
+			@Nullable ObservedCall observed, BackoffTask<@Nullable Object> attempt, ContextView context) {
+		Context copies = Context.of(context).putAll(enclosing(call).apply(Context.empty()).readOnly());
+		return Mono.fromFuture(() -> operation.getExecutor().executeAsync(call, () -> {
+			Object observation = (observed != null) ? observed.startAttempt() : null;
+			BackoffTask<@Nullable Object> task = (observed != null) ? () -> observed.run(observation, attempt) : attempt;
+			Mono<@Nullable Object> copy = Mono.from(publisher(task));
+			Context inCopy = (observation != null) ? observing(operation, observation).apply(copies) : copies;
+			return copy.contextWrite(inCopy).toFuture();
+		}, operation.getScheduler()), false);
 	}
 
 	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffOperation.State state,

@@ -20,12 +20,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A real HTTP/1.1 server on loopback for the HTTP client tests: it answers each request with
  * the next scripted reply (a status with headers and body, a connection reset, a body that
- * never ends), records
+ * never ends, no answer at all), records
  * every request it received (method, headers, body), and closes each connection after one
  * exchange. A plain socket server rather than a framework's, so that it can reset a
  * connection.
  */
 final class LoopbackServer implements AutoCloseable {
+
+	private static final int SILENT = -1;
 
 	private final ServerSocket socket;
 
@@ -111,6 +113,10 @@ final class LoopbackServer implements AutoCloseable {
 			body = in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
 		}
 		this.requests.add(new Request(requestLine[0], requestLine[1], headers, body));
+		if (reply.status() == SILENT) {
+			// No answer at all, the connection left open: the slow tail of a dependency.
+			return true;
+		}
 		if (reply.reset) {
 			// SO_LINGER 0: close sends a RST, the client reads "connection reset".
 			connection.setSoLinger(true, 0);
@@ -167,6 +173,11 @@ final class LoopbackServer implements AutoCloseable {
 	 */
 	record Reply(int status, Map<String, String> headers, String body, boolean reset, int readBeforeReset,
 			boolean stall) {
+
+		/** A request read whole and never answered, its connection left open until the server closes. */
+		static Reply silent() {
+			return new Reply(SILENT, Map.of(), "", false, -1, false);
+		}
 
 		static Reply status(int status, String body) {
 			return new Reply(status, Map.of(), body, false, -1, false);
