@@ -14,10 +14,9 @@ import org.jspecify.annotations.Nullable;
  * attempts themselves (Reactor's {@code retryWhen}, for one), so that they decide exactly as
  * {@link BackoffExecutor} does. Obtain one from {@link BackoffExecutor#start}.
  *
- * <p>The protocol: {@link #attempt} runs every attempt (or {@link #beginAttempt()} counts one
- * that the caller runs itself); after a failed attempt (or
- * one whose result asks for a retry) {@link #nextDelay} gives the wait before the next, or
- * {@code null} when the call ends, which is then reported with {@link #end}; a successful
+ * <p>The protocol: {@link #attempt} runs every attempt (or {@link #beginAttempt()} counts one that the caller
+ * runs itself); after a failed attempt (or one whose result asks for a retry) {@link #nextDelay} gives the wait
+ * before the next, or {@code null} when the call ends, which is then reported with {@link #end}; a successful
  * attempt is reported with {@link #succeed()}; {@link #interrupt} ends the call early. The
  * end is claimed atomically, so exactly one end is reported even when a cancellation races
  * with an attempt. Apart from that, one attempt at a time: not for concurrent use.
@@ -152,19 +151,22 @@ public final class BackoffCall {
 	}
 
 	/**
-	 * The failure of the attempt under way when it has not completed within
-	 * {@link #getAttemptTimeout()}: hand it to {@link #nextDelay} as that attempt's failure. It
-	 * is retried by the default classification and classified like any other failure.
+	 * The failure of the attempt under way when it has not completed within {@link #getAttemptTimeout()}: hand
+	 * it to {@link #nextDelay} as that attempt's failure, classified like any other failure.
 	 * @return a new {@link TimeoutException} naming the attempt and the timeout, e.g.
 	 * {@code attempt 2 did not complete within 2s}
 	 * @throws IllegalStateException if the policy has no attempt timeout
 	 */
 	public TimeoutException attemptTimedOut() {
+		return attemptTimedOut(this.attempts);
+	}
+
+	TimeoutException attemptTimedOut(int attempt) {
 		Duration timeout = getAttemptTimeout();
 		if (timeout == null) {
 			throw new IllegalStateException("The policy has no attemptTimeout: " + this.policy);
 		}
-		return new TimeoutException("attempt " + this.attempts + " did not complete within " + Durations.format(timeout));
+		return new TimeoutException("attempt " + attempt + " did not complete within " + Durations.format(timeout));
 	}
 
 	/** Counts an attempt about to start, which the caller runs itself. */

@@ -391,7 +391,7 @@ public final class BackoffPolicy {
 					new RetryRules(this.retryOn, this.abortOn, this.throttleOn, this.throttledByDefault,
 							this.retryableByDefault, this.retryOnException, this.retryIfResult,
 							this.retryAfter, this.maxRetryAfter, this.maxElapsed, this.attemptTimeout),
-					Hedging.of(this.hedgeDelay, this.maxHedges, this.attemptTimeout));
+					Hedging.of(this.hedgeDelay, this.maxHedges));
 		}
 
 	}

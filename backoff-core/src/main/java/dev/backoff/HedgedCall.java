@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
@@ -40,6 +41,9 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 
 	private final int maxHedges;
 
+	/** Each copy's attempt timeout, or 0 for none. */
+	private final long attemptTimeoutNanos;
+
 	private final Object lock = new Object();
 
 	/** The copies in flight, in the order sent. */
@@ -67,6 +71,8 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		// Inside another retrying call's attempt, that call retries the whole: copies here would
 		// multiply the load as nested retries would.
 		this.maxHedges = call.isNested() ? 0 : hedging.getMaxHedges();
+		Duration attemptTimeout = call.getAttemptTimeout();
+		this.attemptTimeoutNanos = (attemptTimeout != null) ? attemptTimeout.toNanos() : 0;
 	}
 
 	/** Sends the call's first copy, or, after a retry's wait, the first copy of the retry. */
@@ -129,6 +135,9 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 			ListenerCalls.hedge(this.call.listener(), HedgeEvent.SENT, copy.attempt);
 		}
 		armHedge();
+		if (this.attemptTimeoutNanos > 0) {
+			time(copy);
+		}
 		// Follows the copy once the lock is released: one already complete runs its callback at once.
 		return () -> copy.stage.whenComplete(copy);
 	}
@@ -147,7 +156,25 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		}
 	}
 
+	/** Fails the copy with a timeout if it is still running after the attempt timeout; holds the lock. */
+	private void time(Copy copy) {
+		try {
+			copy.timer = this.scheduler.schedule(() -> {
+				TimeoutException timeout = this.call.attemptTimedOut(copy.attempt);
+				if (copy.stage instanceof CompletableFuture<?> future && !(future instanceof HedgedCall<?>)) {
+					// Its dependents learn why it ended, as with AsyncCall; the callback then follows it.
+					future.completeExceptionally(timeout);
+				}
+				completed(copy, null, timeout);
+			}, this.attemptTimeoutNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// The scheduler is shutting down: the copy goes on untimed.
+		}
+	}
+
 	private void completed(Copy copy, @Nullable T result, @Nullable Throwable failure) {
+		copy.cancelTimer();
 		Runnable after;
 		synchronized (this.lock) {
 			if (!this.running.remove(copy) || this.call.isEnded()) {
@@ -270,6 +297,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		List<Copy> losers = new ArrayList<>(this.running);
 		this.running.clear();
 		for (Copy loser : losers) {
+			loser.cancelTimer();
 			ListenerCalls.hedge(this.call.listener(), HedgeEvent.CANCELLED, loser.attempt);
 		}
 		return losers;
@@ -327,6 +355,8 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 
 		final boolean hedge;
 
+		volatile @Nullable Future<?> timer;
+
 		Copy(CompletionStage<T> stage, int attempt, boolean hedge) {
 			this.stage = stage;
 			this.attempt = attempt;
@@ -336,6 +366,13 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		@Override
 		public void accept(@Nullable T result, @Nullable Throwable failure) {
 			completed(this, result, failure);
+		}
+
+		void cancelTimer() {
+			Future<?> timer = this.timer;
+			if (timer != null) {
+				timer.cancel(false);
+			}
 		}
 
 	}

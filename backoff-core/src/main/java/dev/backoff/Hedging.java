@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #getMaxHedges()} extra copies per call; the first successful answer wins and the
  * others are cancelled. Each copy is an attempt: hedges and retries share the policy's
  * {@code maxAttempts} and its {@link RetryBudget} (a hedge is not sent while the budget refuses
- * retries). See {@link BackoffExecutor#executeAsync}.
+ * retries). With an {@code attemptTimeout}, each copy still running after it fails with a
+ * {@link java.util.concurrent.TimeoutException}, as an attempt does. See
+ * {@link BackoffExecutor#executeAsync}.
  */
 public final class Hedging {
 
@@ -28,7 +30,7 @@ public final class Hedging {
 		this.maxHedges = maxHedges;
 	}
 
-	static Hedging of(@Nullable Duration delay, int maxHedges, @Nullable Duration attemptTimeout) {
+	static Hedging of(@Nullable Duration delay, int maxHedges) {
 		if (maxHedges < 0 || maxHedges > MAX_HEDGES_LIMIT) {
 			throw new InvalidPolicyException("maxHedges", maxHedges, "must be between 0 and {0}", MAX_HEDGES_LIMIT);
 		}
@@ -37,11 +39,6 @@ public final class Hedging {
 		}
 		if (maxHedges > 0 && delay == null) {
 			throw new InvalidPolicyException("hedgeDelay", null, "must be set when maxHedges is above 0 ({0})", maxHedges);
-		}
-		if (maxHedges > 0 && attemptTimeout != null) {
-			// A slow copy is answered by a hedge; a timeout would cut it off and retry instead.
-			throw new InvalidPolicyException("maxHedges", maxHedges, "cannot be combined with an attemptTimeout ({0}): "
-					+ "a slow copy is answered by a hedge; set one of them", attemptTimeout);
 		}
 		return (delay == null && maxHedges == 0) ? NONE : new Hedging(delay, maxHedges);
 	}

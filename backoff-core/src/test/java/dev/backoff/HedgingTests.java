@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.backoff.RecordingListener.Failure;
 import dev.backoff.RecordingListener.Hedge;
@@ -216,6 +217,25 @@ class HedgingTests {
 	}
 
 	@Test
+	void aCopyStillRunningAfterTheAttemptTimeoutFailsWithATimeoutAndTheOthersGoOn() {
+		BackoffPolicy policy = hedged(4, 1).toBuilder().attemptTimeout(Duration.ofMillis(200)).build();
+		CompletableFuture<String> future = execute(policy, null);
+		// The hedge timer, then the first copy's timeout.
+		assertThat(this.scheduler.delays()).containsExactly(HEDGE_DELAY, Duration.ofMillis(200));
+		this.scheduler.runNext();
+		this.scheduler.runNext();
+		assertThat(failureOf(this.copies.get(0))).isInstanceOf(TimeoutException.class)
+			.hasMessage("attempt 1 did not complete within 200ms");
+		assertThat(future).isNotDone();
+		this.copies.get(1).complete("second");
+		assertThat(future).isCompletedWithValue("second");
+		assertThat(this.listener.events()).containsExactly(new Hedge(HedgeEvent.SENT, 2),
+				new Hedge(HedgeEvent.FAILED, 1), new Hedge(HedgeEvent.WON, 2), new Success(Outcome.SUCCESS, 2));
+		// The second copy's timer went with it.
+		assertThat(this.scheduler.pending()).isZero();
+	}
+
+	@Test
 	void aBlockingCallRefusesHedging() {
 		BackoffTask<String> task = () -> "never";
 		assertThatIllegalArgumentException()
@@ -237,13 +257,6 @@ class HedgingTests {
 		assertThatExceptionOfType(InvalidPolicyException.class)
 			.isThrownBy(() -> BackoffPolicy.builder().hedgeDelay(Duration.ZERO).build())
 			.withMessageContaining("must be positive");
-		assertThatExceptionOfType(InvalidPolicyException.class)
-			.isThrownBy(() -> BackoffPolicy.builder()
-				.hedgeDelay(HEDGE_DELAY)
-				.maxHedges(1)
-				.attemptTimeout(Duration.ofSeconds(1))
-				.build())
-			.withMessageContaining("cannot be combined with an attemptTimeout");
 		assertThat(BackoffPolicy.defaults().getHedging().isEnabled()).isFalse();
 		assertThat(hedged(3, 2).toBuilder().build().getHedging().getMaxHedges()).isEqualTo(2);
 	}
