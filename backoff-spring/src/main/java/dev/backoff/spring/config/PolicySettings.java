@@ -303,7 +303,8 @@ public class PolicySettings {
 
 	static final PolicySetting<Integer> MAX_HEDGES = PolicySetting.of("maxHedges", Integer.class, "1",
 			PolicySettings::getMaxHedges, PolicySettings::setMaxHedges, BackoffPolicy.Builder::maxHedges,
-			(p) -> p.policy().getHedging().getMaxHedges());
+			// Left out while off, as the settings that are unset are.
+			(p) -> p.policy().getHedging().isEnabled() ? p.policy().getHedging().getMaxHedges() : null);
 
 	static final PolicySetting<List<String>> RETRY_ON = PolicySetting.resolved("retryOn", List.class, "java.io.IOException",
 			PolicySettings::getRetryOn, PolicySettings::setRetryOn,
