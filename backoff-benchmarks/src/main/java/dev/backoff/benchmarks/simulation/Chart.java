@@ -29,17 +29,15 @@ public final class Chart {
 
 	/**
 	 * One axis of a panel.
-	 * @param min the value at the start of a linear axis (a log axis starts at 10)
+	 * @param min the value at the start of the axis (a power of 10 for a log axis)
 	 * @param max the value at the end of the axis
 	 * @param divisions the gaps between ticks of a linear axis; a log axis ticks every power of 10
-	 * @param log whether the axis is logarithmic (values below 10 are drawn at 10)
+	 * @param log whether the axis is logarithmic (values below its start are drawn at it)
 	 * @param tickFormat the {@link String#format} pattern of a tick's label
 	 * @param label the axis's name, written under a horizontal axis (the panel's title names the
 	 * vertical one), or empty for none
 	 */
 	public record Axis(double min, double max, int divisions, boolean log, String tickFormat, String label) {
-
-		private static final double LOG_MIN = 1;
 
 		/**
 		 * @param max the value at the end of the axis
@@ -71,7 +69,22 @@ public final class Chart {
 		 * @return a log axis from 10
 		 */
 		public static Axis log(double max, String tickFormat, String label) {
-			return new Axis(10, max, 0, true, tickFormat, label);
+			return log(10, max, tickFormat, label);
+		}
+
+		/**
+		 * @param min the value at the start of the axis, a power of 10
+		 * @param max the value at the end of the axis, rounded up to a power of 10
+		 * @param tickFormat the pattern of a tick's label
+		 * @param label the axis's name, or empty for none
+		 * @return a log axis from {@code min}
+		 */
+		public static Axis log(double min, double max, String tickFormat, String label) {
+			return new Axis(min, max, 0, true, tickFormat, label);
+		}
+
+		private double logMin() {
+			return Math.log10(this.min);
 		}
 
 		private double logMax() {
@@ -80,7 +93,7 @@ public final class Chart {
 
 		/** The share of the axis's length at which {@code value} lies. */
 		double fraction(double value) {
-			return this.log ? (Math.log10(Math.max(value, 10)) - LOG_MIN) / (logMax() - LOG_MIN)
+			return this.log ? (Math.log10(Math.max(value, this.min)) - logMin()) / (logMax() - logMin())
 					: (value - this.min) / (this.max - this.min);
 		}
 
@@ -92,7 +105,7 @@ public final class Chart {
 		List<Double> ticks() {
 			List<Double> ticks = new ArrayList<>();
 			if (this.log) {
-				for (double exponent = LOG_MIN; exponent <= logMax(); exponent++) {
+				for (double exponent = logMin(); exponent <= logMax(); exponent++) {
 					ticks.add(Math.pow(10, exponent));
 				}
 			}
