@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  * policy's {@code maxHedges} per call, while attempts remain and the budget allows retries. The
  * first successful answer wins and the copies still running are cancelled. A copy that fails
  * while another runs ends nothing, unless no retry could follow its failure (it is not
- * retryable); when the last one fails, the call retries after the policy's wait, as
- * {@link AsyncCall} does, or ends.
+ * retryable), and the next hedge, if any remains, is sent at once; when the last one fails, the
+ * call retries after the policy's wait, as {@link AsyncCall} does, or ends.
  *
  * <p>Unlike {@link AsyncCall}, copies complete concurrently: the state is kept, and every end
  * of the call decided, under a lock. Completing the caller's future and cancelling the losers
@@ -103,18 +103,25 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	private void hedge() {
 		Runnable after;
 		synchronized (this.lock) {
-			RetryBudget budget = this.call.budget();
-			if (this.call.isEnded() || isDone() || this.running.isEmpty() || this.hedgesSent >= this.maxHedges
-					|| this.call.getAttempts() >= this.call.getPolicy().getSchedule().getMaxAttempts()
-					|| (budget != null && !budget.allowsRetries())) {
-				// Waiting for a retry, out of hedges or attempts, or the dependency fails for many
-				// callers: a copy now would only add to its load.
+			if (!mayHedge()) {
 				return;
 			}
 			this.hedgesSent++;
 			after = send(true);
 		}
 		after.run();
+	}
+
+	/**
+	 * Whether another copy may be sent now: not while waiting for a retry, out of hedges or
+	 * attempts, or while the budget refuses retries (the dependency fails for many callers: a
+	 * copy would only add to its load). Holds the lock.
+	 */
+	private boolean mayHedge() {
+		RetryBudget budget = this.call.budget();
+		return !this.call.isEnded() && !isDone() && !this.running.isEmpty() && this.hedgesSent < this.maxHedges
+				&& this.call.getAttempts() < this.call.getPolicy().getSchedule().getMaxAttempts()
+				&& (budget == null || budget.allowsRetries());
 	}
 
 	/** Sends a copy and follows it; holds the lock. */
@@ -237,7 +244,13 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		}
 		this.call.remember(failure);
 		ListenerCalls.hedge(this.call.listener(), HedgeEvent.FAILED, copy.attempt);
-		return keep(failure, null);
+		Runnable kept = keep(failure, null);
+		if (mayHedge()) {
+			// As gRPC's hedging does: the failed copy's place goes to the next hedge at once.
+			this.hedgesSent++;
+			return send(true);
+		}
+		return kept;
 	}
 
 	private Runnable keep(@Nullable Throwable failure, @Nullable T result) {

@@ -105,6 +105,20 @@ class HedgingTests {
 	}
 
 	@Test
+	void aCopyThatFailsRetryablyWhileAnotherRunsSendsTheNextHedgeAtOnce() {
+		CompletableFuture<String> future = execute(hedged(4, 2), null);
+		this.scheduler.runNext();
+		this.copies.get(1).completeExceptionally(new IOException("reset"));
+		assertThat(this.copies).hasSize(3);
+		this.copies.get(2).complete("third");
+		assertThat(future).isCompletedWithValue("third");
+		assertThat(this.copies.get(0)).isCancelled();
+		assertThat(this.listener.events()).containsExactly(new Hedge(HedgeEvent.SENT, 2),
+				new Hedge(HedgeEvent.FAILED, 2), new Hedge(HedgeEvent.SENT, 3), new Hedge(HedgeEvent.WON, 3),
+				new Hedge(HedgeEvent.CANCELLED, 1), new Success(Outcome.SUCCESS, 3));
+	}
+
+	@Test
 	void aNonRetryableFailureEndsTheCallAtOnceAndCancelsTheOtherCopies() {
 		BackoffPolicy policy = hedged(4, 1).toBuilder().abortOn(IllegalArgumentException.class).build();
 		CompletableFuture<String> future = execute(policy, null);
