@@ -5,6 +5,10 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import jakarta.servlet.ServletOutputStream;
@@ -13,6 +17,9 @@ import org.jspecify.annotations.Nullable;
 
 import dev.backoff.sample.downstream.DownstreamFaults.FaultsView;
 import dev.backoff.sample.downstream.DownstreamFaults.StatsView;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.convert.DurationStyle;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -41,13 +48,16 @@ import org.springframework.web.bind.annotation.RestController;
  * <li>{@code POST /downstream/faults?failNext=&throttleNext=&disconnectNext=&failureRate=&retryAfter=}:
  * changes the faults, each parameter optional: the next N requests answered 503, 429 or cut
  * off, a share of the others answered 503 (seeded), the Retry-After of a 429 in seconds.</li>
+ * <li>{@code POST /downstream/faults?slowRate=&slowDelay=}: a share of the requests otherwise
+ * answered normally (seeded) answered only after that delay ({@code 50ms}, {@code 1s}), without
+ * holding a servlet thread meanwhile.</li>
  * <li>{@code GET /downstream/stats}, {@code DELETE /downstream/stats}: the requests received,
  * by answer; the delete clears faults and counts.</li>
  * </ul>
  */
 @RestController
 @RequestMapping("/downstream")
-public class DownstreamController {
+public class DownstreamController implements DisposableBean {
 
 	private static final Pattern SYMBOL = Pattern.compile("[A-Z]{1,8}");
 
@@ -56,13 +66,28 @@ public class DownstreamController {
 
 	private final DownstreamFaults faults;
 
+	/**
+	 * Sends the late answers: one thread that only completes futures, so that a hundred slow
+	 * answers in flight hold no servlet thread (Tomcat's pool is 200).
+	 */
+	private final ScheduledExecutorService lateAnswers = Executors.newSingleThreadScheduledExecutor((task) -> {
+		Thread thread = new Thread(task, "downstream-late-answers");
+		thread.setDaemon(true);
+		return thread;
+	});
+
 	public DownstreamController(DownstreamFaults faults) {
 		this.faults = faults;
 	}
 
+	/**
+	 * The quote, or the injected fault.
+	 * @return a {@code ResponseEntity}; for a slow answer a {@code CompletableFuture} of it,
+	 * completed after the delay (Spring MVC answers it asynchronously); {@code null} for a body
+	 * cut off, whose response is already written
+	 */
 	@GetMapping("/quotes/{symbol}")
-	public @Nullable ResponseEntity<?> quote(@PathVariable String symbol, HttpServletResponse response)
-			throws IOException {
+	public @Nullable Object quote(@PathVariable String symbol, HttpServletResponse response) throws IOException {
 		if (!SYMBOL.matcher(symbol).matches()) {
 			this.faults.answeredBadRequest();
 			return problem(HttpStatus.BAD_REQUEST, "A symbol is 1 to 8 capital letters, not '" + symbol + "'");
@@ -77,9 +102,16 @@ public class DownstreamController {
 			case DISCONNECT:
 				cutOff(response);
 				return null;
+			case SLOW:
+				// Decided and counted now; only its sending waits.
+				return later(answer(symbol), this.faults.slowDelay());
 			default:
 				break;
 		}
+		return answer(symbol);
+	}
+
+	private ResponseEntity<?> answer(String symbol) {
 		BigDecimal price = PRICES.get(symbol);
 		if (price == null) {
 			this.faults.answeredNotFound();
@@ -94,9 +126,12 @@ public class DownstreamController {
 			@RequestParam(required = false) @Nullable Integer throttleNext,
 			@RequestParam(required = false) @Nullable Integer disconnectNext,
 			@RequestParam(required = false) @Nullable Double failureRate,
-			@RequestParam(required = false) @Nullable Integer retryAfter) {
+			@RequestParam(required = false) @Nullable Integer retryAfter,
+			@RequestParam(required = false) @Nullable Double slowRate,
+			@RequestParam(required = false) @Nullable String slowDelay) {
 		return this.faults.update(failNext, throttleNext, disconnectNext, failureRate,
-				(retryAfter != null) ? Duration.ofSeconds(retryAfter) : null);
+				(retryAfter != null) ? Duration.ofSeconds(retryAfter) : null, slowRate,
+				(slowDelay != null) ? duration("slowDelay", slowDelay) : null);
 	}
 
 	@GetMapping("/faults")
@@ -113,6 +148,11 @@ public class DownstreamController {
 	public ResponseEntity<Void> reset() {
 		this.faults.reset();
 		return ResponseEntity.noContent().build();
+	}
+
+	@Override
+	public void destroy() {
+		this.lateAnswers.shutdownNow();
 	}
 
 	@ExceptionHandler(IllegalArgumentException.class)
@@ -133,6 +173,22 @@ public class DownstreamController {
 		ServletOutputStream body = response.getOutputStream();
 		body.write(start);
 		body.flush();
+	}
+
+	private CompletableFuture<ResponseEntity<?>> later(ResponseEntity<?> answer, Duration delay) {
+		CompletableFuture<ResponseEntity<?>> late = new CompletableFuture<>();
+		this.lateAnswers.schedule(() -> late.complete(answer), delay.toNanos(), TimeUnit.NANOSECONDS);
+		return late;
+	}
+
+	private static Duration duration(String name, String value) {
+		try {
+			return DurationStyle.detectAndParse(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					name + " must be a duration such as 50ms, 1s or PT1S, but was '" + value + "'", ex);
+		}
 	}
 
 	private static ResponseEntity<ProblemDetail> problem(HttpStatus status, @Nullable String detail) {

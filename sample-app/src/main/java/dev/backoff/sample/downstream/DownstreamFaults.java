@@ -17,7 +17,11 @@ import org.springframework.stereotype.Component;
  * <p>Deterministic by design: "fail the next N" counters are spent first, in the order
  * disconnect, unavailable, throttled; then {@code failureRate} draws from one generator seeded
  * with {@code sample.downstream.seed}, so a sequential run replays the same failures. (That
- * generator is the <em>server's</em> dice; the clients' jitter never shares one.)
+ * generator is the <em>server's</em> dice; the clients' jitter never shares one.) Last,
+ * {@code slowRate} draws from the same generator whether a request that is otherwise answered
+ * normally is answered only after {@code slowDelay}: the latency tail that hedged requests cut.
+ * Each such request takes exactly one draw, so after R of them, concurrent or not, the slow ones
+ * are those of the generator's first R values below the rate.
  */
 @Component
 public class DownstreamFaults {
@@ -35,9 +39,15 @@ public class DownstreamFaults {
 		THROTTLED,
 
 		/** Promise a body, send part of it and close the connection: an I/O error at the client. */
-		DISCONNECT
+		DISCONNECT,
+
+		/** Answer normally, but only after {@code slowDelay}: the latency tail. */
+		SLOW
 
 	}
+
+	/** The longest {@code slowDelay}: well within a servlet container's default async timeout of 30 s. */
+	static final Duration MAX_SLOW_DELAY = Duration.ofSeconds(10);
 
 	private final long seed;
 
@@ -50,6 +60,10 @@ public class DownstreamFaults {
 	private volatile double failureRate;
 
 	private volatile Duration retryAfter = Duration.ofSeconds(1);
+
+	private volatile double slowRate;
+
+	private volatile Duration slowDelay = Duration.ZERO;
 
 	/** Guarded by itself: one draw at a time keeps a sequential run reproducible. */
 	private Random random;
@@ -68,6 +82,8 @@ public class DownstreamFaults {
 
 	private final LongAdder badRequest = new LongAdder();
 
+	private final LongAdder slow = new LongAdder();
+
 	public DownstreamFaults(SampleProperties properties) {
 		this.seed = properties.getDownstream().getSeed();
 		this.random = new Random(this.seed);
@@ -80,10 +96,13 @@ public class DownstreamFaults {
 	 * @param disconnectNext the next requests to cut off mid-body
 	 * @param failureRate the share of the other requests to answer 503, in [0, 1]
 	 * @param retryAfter the Retry-After of a 429, whole seconds
+	 * @param slowRate the share of the requests otherwise answered normally to answer late, in [0, 1]
+	 * @param slowDelay how late, from 0 to {@link #MAX_SLOW_DELAY}
 	 * @return the faults now in force
 	 */
 	public FaultsView update(@Nullable Integer failNext, @Nullable Integer throttleNext,
-			@Nullable Integer disconnectNext, @Nullable Double failureRate, @Nullable Duration retryAfter) {
+			@Nullable Integer disconnectNext, @Nullable Double failureRate, @Nullable Duration retryAfter,
+			@Nullable Double slowRate, @Nullable Duration slowDelay) {
 		if (failNext != null) {
 			this.failNext.set(requireNotNegative("failNext", failNext));
 		}
@@ -105,6 +124,19 @@ public class DownstreamFaults {
 			}
 			this.retryAfter = retryAfter;
 		}
+		if (slowRate != null) {
+			if (!(slowRate >= 0.0 && slowRate <= 1.0)) {
+				throw new IllegalArgumentException("slowRate must be between 0 and 1, but was " + slowRate);
+			}
+			this.slowRate = slowRate;
+		}
+		if (slowDelay != null) {
+			if (slowDelay.isNegative() || slowDelay.compareTo(MAX_SLOW_DELAY) > 0) {
+				throw new IllegalArgumentException("slowDelay must be between 0 and " + MAX_SLOW_DELAY.toSeconds()
+						+ "s, but was " + slowDelay.toMillis() + "ms");
+			}
+			this.slowDelay = slowDelay;
+		}
 		return faults();
 	}
 
@@ -115,11 +147,13 @@ public class DownstreamFaults {
 		this.disconnectNext.set(0);
 		this.failureRate = 0;
 		this.retryAfter = Duration.ofSeconds(1);
+		this.slowRate = 0;
+		this.slowDelay = Duration.ZERO;
 		synchronized (this) {
 			this.random = new Random(this.seed);
 		}
 		for (LongAdder counter : new LongAdder[] { this.requests, this.ok, this.unavailable, this.throttled,
-				this.disconnected, this.notFound, this.badRequest }) {
+				this.disconnected, this.notFound, this.badRequest, this.slow }) {
 			counter.reset();
 		}
 	}
@@ -127,18 +161,23 @@ public class DownstreamFaults {
 	/** @return the faults now in force */
 	public FaultsView faults() {
 		return new FaultsView(this.failNext.get(), this.throttleNext.get(), this.disconnectNext.get(), this.failureRate,
-				this.retryAfter.toSeconds());
+				this.retryAfter.toSeconds(), this.slowRate, this.slowDelay.toMillis());
 	}
 
 	/** @return what the downstream has received and answered since the last reset */
 	public StatsView stats() {
 		return new StatsView(this.requests.sum(), this.ok.sum(), this.unavailable.sum(), this.throttled.sum(),
-				this.disconnected.sum(), this.notFound.sum(), this.badRequest.sum());
+				this.disconnected.sum(), this.notFound.sum(), this.badRequest.sum(), this.slow.sum());
 	}
 
 	/** @return the Retry-After of a 429 */
 	Duration retryAfter() {
 		return this.retryAfter;
+	}
+
+	/** @return how late a {@link Fault#SLOW} answer is sent */
+	Duration slowDelay() {
+		return this.slowDelay;
 	}
 
 	/** Counts a well-formed request and decides its fault. */
@@ -149,6 +188,7 @@ public class DownstreamFaults {
 			case UNAVAILABLE -> this.unavailable.increment();
 			case THROTTLED -> this.throttled.increment();
 			case DISCONNECT -> this.disconnected.increment();
+			case SLOW -> this.slow.increment();
 			default -> {
 			}
 		}
@@ -187,6 +227,14 @@ public class DownstreamFaults {
 				}
 			}
 		}
+		double slowRate = this.slowRate;
+		if (slowRate > 0) {
+			synchronized (this) {
+				if (this.random.nextDouble() < slowRate) {
+					return Fault.SLOW;
+				}
+			}
+		}
 		return Fault.NONE;
 	}
 
@@ -203,12 +251,16 @@ public class DownstreamFaults {
 
 	/** The faults in force. */
 	public record FaultsView(int failNext, int throttleNext, int disconnectNext, double failureRate,
-			long retryAfterSeconds) {
+			long retryAfterSeconds, double slowRate, long slowDelayMillis) {
 	}
 
-	/** Requests received, by how they were answered; {@code requests} is their sum. */
+	/**
+	 * Requests received, by how they were answered; {@code requests} is the sum of {@code ok} to
+	 * {@code badRequest}. {@code slow} counts those answered late, each also counted by its
+	 * answer ({@code ok} or {@code notFound}) as it was received.
+	 */
 	public record StatsView(long requests, long ok, long unavailable, long throttled, long disconnected,
-			long notFound, long badRequest) {
+			long notFound, long badRequest, long slow) {
 	}
 
 }
