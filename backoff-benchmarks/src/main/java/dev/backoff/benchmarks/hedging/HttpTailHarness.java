@@ -1,0 +1,131 @@
+package dev.backoff.benchmarks.hedging;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.backoff.BackoffExecutor;
+import dev.backoff.BackoffListener;
+import dev.backoff.HedgeEvent;
+
+/**
+ * Sends calls to the sample's downstream over real loopback HTTP, each a JDK
+ * {@link HttpClient#sendAsync} under {@link BackoffExecutor#executeAsync}, a fixed number in
+ * flight, and measures each call from before {@code executeAsync} to its future's completion.
+ * The task returns the client's own future, so that a losing copy's {@code cancel(true)} aborts
+ * its exchange.
+ */
+public final class HttpTailHarness implements AutoCloseable {
+
+	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	/** Hedge timers, attempt timeouts and retries: each only starts a request, so one thread is enough. */
+	private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+		Thread thread = new Thread(task, "http-tail-scheduler");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private final BackoffExecutor executor = BackoffExecutor.builder().build();
+
+	/**
+	 * Resets the downstream, sets its tail, and runs the calls.
+	 * @param sample the running sample
+	 * @param variant the policy of every call
+	 * @param calls how many calls
+	 * @param concurrency how many in flight at most
+	 * @param slowRate the downstream's share of slow answers
+	 * @param slowDelay how slow
+	 * @return what the calls and the downstream saw
+	 * @throws InterruptedException if interrupted while waiting for the calls
+	 */
+	public HttpTailResult run(HttpTailSample sample, HttpTailVariant variant, int calls, int concurrency,
+			double slowRate, Duration slowDelay) throws InterruptedException {
+		sample.resetWithTail(slowRate, slowDelay);
+		HttpRequest request = HttpRequest.newBuilder(sample.quote()).build();
+		Hedges hedges = new Hedges();
+		Map<String, LongAdder> failures = new ConcurrentHashMap<>();
+		long[] nanos = new long[calls];
+		Semaphore inFlight = new Semaphore(concurrency);
+		CountDownLatch done = new CountDownLatch(calls);
+		long started = System.nanoTime();
+		for (int i = 0; i < calls; i++) {
+			inFlight.acquire();
+			int call = i;
+			long start = System.nanoTime();
+			CompletableFuture<HttpResponse<Void>> future = this.executor.executeAsync(variant.policy(), null, hedges,
+					() -> this.client.sendAsync(request, BodyHandlers.discarding()), this.scheduler);
+			future.whenComplete((response, failure) -> {
+				nanos[call] = System.nanoTime() - start;
+				String failed = failed(response, failure);
+				if (failed != null) {
+					failures.computeIfAbsent(failed, (key) -> new LongAdder()).increment();
+				}
+				inFlight.release();
+				done.countDown();
+			});
+		}
+		done.await();
+		Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+		HttpTailSample.Stats stats = sample.settledStats();
+		Map<String, Long> failureCounts = new TreeMap<>();
+		failures.forEach((key, count) -> failureCounts.put(key, count.sum()));
+		return new HttpTailResult(variant.name(), calls, failureCounts, nanos, stats.requests(), stats.slow(),
+				hedges.sent.sum(), hedges.won.sum(), hedges.retries.sum(), elapsed);
+	}
+
+	private static @Nullable String failed(@Nullable HttpResponse<Void> response, @Nullable Throwable failure) {
+		if (failure != null) {
+			return failure.getClass().getSimpleName();
+		}
+		if (response == null || response.statusCode() != 200) {
+			return "HTTP " + ((response != null) ? response.statusCode() : "none");
+		}
+		return null;
+	}
+
+	@Override
+	public void close() {
+		this.scheduler.shutdownNow();
+	}
+
+	/** Counts the hedges sent and won, and the retries, over every call of a run. */
+	private static final class Hedges implements BackoffListener {
+
+		final LongAdder sent = new LongAdder();
+
+		final LongAdder won = new LongAdder();
+
+		final LongAdder retries = new LongAdder();
+
+		@Override
+		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
+			this.retries.increment();
+		}
+
+		@Override
+		public void onHedge(HedgeEvent event, int attempt) {
+			switch (event) {
+				case SENT -> this.sent.increment();
+				case WON -> this.won.increment();
+				default -> {
+				}
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,103 @@
+package dev.backoff.benchmarks.hedging;
+
+import java.time.Duration;
+import java.util.Random;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The real-HTTP hedging harness against the real sample, with few calls: only what holds
+ * whatever the timing on a shared machine. Every call succeeds (no variant here times anything
+ * out); the downstream receives one request per call without hedging, and never more than the
+ * copies a hedged call may send; its slow answers are exactly those its seeded dice drew for the
+ * requests it received.
+ */
+@Tag("sample-app")
+class HttpTailHarnessTests {
+
+	private static final long SEED = 7;
+
+	private static final int CALLS = 200;
+
+	private static final int CONCURRENCY = 50;
+
+	private static final double SLOW_RATE = 0.05;
+
+	private static final Duration SLOW_DELAY = Duration.ofMillis(100);
+
+	private static final Duration HEDGE_DELAY = Duration.ofMillis(20);
+
+	private static HttpTailSample sample;
+
+	private static HttpTailHarness harness;
+
+	@BeforeAll
+	static void startTheSample() {
+		sample = HttpTailSample.start(SEED);
+		harness = new HttpTailHarness();
+	}
+
+	@AfterAll
+	static void stopTheSample() {
+		harness.close();
+		sample.close();
+	}
+
+	@Test
+	void withoutHedgingTheDownstreamReceivesOneRequestPerCall() throws InterruptedException {
+		HttpTailResult result = run(HttpTailVariant.none());
+		assertThat(result.failures()).isEmpty();
+		assertThat(result.requests()).isEqualTo(CALLS);
+		assertThat(result.hedgesSent()).isZero();
+		assertSlowAnswersAreTheDrawnOnes(result);
+	}
+
+	@Test
+	void oneHedgeAtMostPerCall() throws InterruptedException {
+		assertHedgedWithin(run(HttpTailVariant.hedged(HEDGE_DELAY, 1)), 1);
+	}
+
+	@Test
+	void twoHedgesAtMostPerCall() throws InterruptedException {
+		assertHedgedWithin(run(HttpTailVariant.hedged(HEDGE_DELAY, 2)), 2);
+	}
+
+	@Test
+	void theTableShowsEveryColumn() {
+		HttpTailResult result = new HttpTailResult("hedging, maxHedges 1", 4, java.util.Map.of(),
+				new long[] { 4_000_000, 1_000_000, 3_000_000, 2_000_000 }, 5, 1, 1, 1, 0, Duration.ofSeconds(1));
+		assertThat(result.row()).isEqualTo("| hedging, maxHedges 1 | 2.0 | 4.0 | 4.0 | 4.0 | 25.00 % | 1 | 1 / 1 | 0 | 0 |");
+		assertThat(HttpTailResult.HEADER.lines().findFirst().orElseThrow().split("\\|"))
+			.hasSameSizeAs(result.row().split("\\|"));
+	}
+
+	private static HttpTailResult run(HttpTailVariant variant) throws InterruptedException {
+		return harness.run(sample, variant, CALLS, CONCURRENCY, SLOW_RATE, SLOW_DELAY);
+	}
+
+	private static void assertHedgedWithin(HttpTailResult result, int maxHedges) {
+		assertThat(result.failures()).isEmpty();
+		assertThat(result.hedgesSent()).isLessThanOrEqualTo((long) CALLS * maxHedges);
+		assertThat(result.requests()).isBetween((long) CALLS, CALLS + result.hedgesSent());
+		assertThat(result.hedgesWon()).isLessThanOrEqualTo(result.hedgesSent());
+		assertSlowAnswersAreTheDrawnOnes(result);
+	}
+
+	/** Each run resets the downstream, re-seeding its dice; each request it received took one draw. */
+	private static void assertSlowAnswersAreTheDrawnOnes(HttpTailResult result) {
+		Random dice = new Random(SEED);
+		long drawnSlow = 0;
+		for (long i = 0; i < result.requests(); i++) {
+			if (dice.nextDouble() < SLOW_RATE) {
+				drawnSlow++;
+			}
+		}
+		assertThat(result.slow()).isEqualTo(drawnSlow).isPositive();
+	}
+
+}
