@@ -16,12 +16,13 @@ import java.util.function.ToDoubleFunction;
  * downstream received per variant and run, then the runs' medians and ranges.
  *
  * <p>The hedge delay is, unless given, the p99 of the fast answers, measured first at the same
- * concurrency with no tail (rounded up to a millisecond). Each variant's run starts from a reset
+ * rate with no tail (rounded up to a millisecond). Each variant's run starts from a reset
  * downstream, whose re-seeded dice delay the same sequence of requests; each run takes the
  * variants in a rotated order.
  *
- * <p>Arguments, all optional: calls per variant and run (20000), calls in flight (200), runs
- * (3), slow share (0.01), slow delay in ms (1000), hedge delay in ms (measured).
+ * <p>Arguments, all optional: calls per variant and run (20000), calls started per second
+ * (1000), the most calls in flight (200), runs (3), slow share (0.01), slow delay in ms (1000),
+ * hedge delay in ms (measured).
  */
 public final class HttpTailBenchmark {
 
@@ -32,22 +33,25 @@ public final class HttpTailBenchmark {
 
 	public static void main(String[] args) throws Exception {
 		int calls = (args.length > 0) ? Integer.parseInt(args[0]) : 20_000;
-		int concurrency = (args.length > 1) ? Integer.parseInt(args[1]) : 200;
-		int runs = (args.length > 2) ? Integer.parseInt(args[2]) : 3;
-		double slowRate = (args.length > 3) ? Double.parseDouble(args[3]) : 0.01;
-		Duration slowDelay = Duration.ofMillis((args.length > 4) ? Long.parseLong(args[4]) : 1000);
+		double rate = (args.length > 1) ? Double.parseDouble(args[1]) : 1000;
+		int maxInFlight = (args.length > 2) ? Integer.parseInt(args[2]) : 200;
+		int runs = (args.length > 3) ? Integer.parseInt(args[3]) : 3;
+		double slowRate = (args.length > 4) ? Double.parseDouble(args[4]) : 0.01;
+		Duration slowDelay = Duration.ofMillis((args.length > 5) ? Long.parseLong(args[5]) : 1000);
 		try (HttpTailSample sample = HttpTailSample.start(SEED); HttpTailHarness harness = new HttpTailHarness()) {
-			// Warm-up and calibration: the fast answers alone, at the same concurrency.
-			harness.run(sample, HttpTailVariant.none(), calls / 2, concurrency, 0, Duration.ZERO);
-			HttpTailResult fast = harness.run(sample, HttpTailVariant.none(), calls / 2, concurrency, 0, Duration.ZERO);
-			Duration delay = (args.length > 5) ? Duration.ofMillis(Long.parseLong(args[5]))
+			// Warm-up and calibration: the fast answers alone, at the same rate.
+			harness.run(sample, HttpTailVariant.none(), calls / 2, rate, maxInFlight, 0, Duration.ZERO);
+			HttpTailResult fast = harness.run(sample, HttpTailVariant.none(), calls / 2, rate, maxInFlight, 0,
+					Duration.ZERO);
+			Duration delay = (args.length > 6) ? Duration.ofMillis(Long.parseLong(args[6]))
 					: Duration.ofMillis((long) Math.ceil(fast.millis(0.99)));
 			System.out.printf(Locale.ROOT,
-					"Fast answers (no tail, %d calls, %d in flight): p50 %.1f ms, p95 %.1f ms, p99 %.1f ms%n",
-					fast.calls(), concurrency, fast.millis(0.5), fast.millis(0.95), fast.millis(0.99));
+					"Fast answers (no tail, %d calls, %.0f/s): p50 %.1f ms, p95 %.1f ms, p99 %.1f ms%n", fast.calls(),
+					rate, fast.millis(0.5), fast.millis(0.95), fast.millis(0.99));
 			System.out.printf(Locale.ROOT,
-					"Tail: %.2f %% of answers delayed %d ms; hedge delay and attempt timeout: %d ms; %d calls, %d in flight%n%n",
-					100 * slowRate, slowDelay.toMillis(), delay.toMillis(), calls, concurrency);
+					"Tail: %.2f %% of answers delayed %d ms; hedge delay and attempt timeout: %d ms; %d calls per variant "
+							+ "and run, %.0f/s, at most %d in flight%n%n",
+					100 * slowRate, slowDelay.toMillis(), delay.toMillis(), calls, rate, maxInFlight);
 			Map<String, List<HttpTailResult>> byVariant = new LinkedHashMap<>();
 			System.out.println("| run " + HttpTailResult.HEADER.replace("\n|", "\n|---|"));
 			List<HttpTailVariant> variants = HttpTailVariant.all(delay);
@@ -57,9 +61,14 @@ public final class HttpTailBenchmark {
 				// the quietest neighbours.
 				for (int i = 0; i < variants.size(); i++) {
 					HttpTailVariant variant = variants.get((run - 1 + i) % variants.size());
-					HttpTailResult result = harness.run(sample, variant, calls, concurrency, slowRate, slowDelay);
+					HttpTailResult result = harness.run(sample, variant, calls, rate, maxInFlight, slowRate,
+							slowDelay);
 					byVariant.get(variant.name()).add(result);
 					System.out.println("| " + run + " " + result.row());
+					if (result.elapsed().toNanos() > 1.1e9 * calls / rate + slowDelay.toNanos()) {
+						System.out.printf(Locale.ROOT, "(this run fell behind its rate: %.1f s for %d calls)%n",
+								result.elapsed().toNanos() / 1e9, calls);
+					}
 				}
 			}
 			System.out.println();

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
@@ -23,8 +24,14 @@ import dev.backoff.HedgeEvent;
 
 /**
  * Sends calls to the sample's downstream over real loopback HTTP, each a JDK
- * {@link HttpClient#sendAsync} under {@link BackoffExecutor#executeAsync}, a fixed number in
- * flight, and measures each call from before {@code executeAsync} to its future's completion.
+ * {@link HttpClient#sendAsync} under {@link BackoffExecutor#executeAsync}, at a fixed rate (an
+ * open loop: a slow call does not hold back the next, as users' requests do not wait for each
+ * other), with a cap on the calls in flight, and measures each call from when it was due to
+ * start to its future's completion: a call held back by the cap counts its wait.
+ *
+ * <p>Not a closed loop of N callers: there, a call that is slow keeps its caller from sending,
+ * so the load on the downstream falls while slow calls wait, and the fast answers of a run
+ * without hedging look faster than those of a hedged run, which frees its callers sooner.
  * The task returns the client's own future, so that a losing copy's {@code cancel(true)} aborts
  * its exchange.
  */
@@ -46,26 +53,31 @@ public final class HttpTailHarness implements AutoCloseable {
 	 * @param sample the running sample
 	 * @param variant the policy of every call
 	 * @param calls how many calls
-	 * @param concurrency how many in flight at most
+	 * @param ratePerSecond calls started per second
+	 * @param maxInFlight how many in flight at most
 	 * @param slowRate the downstream's share of slow answers
 	 * @param slowDelay how slow
 	 * @return what the calls and the downstream saw
 	 * @throws InterruptedException if interrupted while waiting for the calls
 	 */
-	public HttpTailResult run(HttpTailSample sample, HttpTailVariant variant, int calls, int concurrency,
-			double slowRate, Duration slowDelay) throws InterruptedException {
+	public HttpTailResult run(HttpTailSample sample, HttpTailVariant variant, int calls, double ratePerSecond,
+			int maxInFlight, double slowRate, Duration slowDelay) throws InterruptedException {
 		sample.resetWithTail(slowRate, slowDelay);
 		HttpRequest request = HttpRequest.newBuilder(sample.quote()).build();
 		Hedges hedges = new Hedges();
 		Map<String, LongAdder> failures = new ConcurrentHashMap<>();
 		long[] nanos = new long[calls];
-		Semaphore inFlight = new Semaphore(concurrency);
+		Semaphore inFlight = new Semaphore(maxInFlight);
 		CountDownLatch done = new CountDownLatch(calls);
+		double interval = 1e9 / ratePerSecond;
 		long started = System.nanoTime();
 		for (int i = 0; i < calls; i++) {
+			long start = started + (long) (i * interval);
+			for (long wait = start - System.nanoTime(); wait > 0; wait = start - System.nanoTime()) {
+				LockSupport.parkNanos(wait);
+			}
 			inFlight.acquire();
 			int call = i;
-			long start = System.nanoTime();
 			CompletableFuture<HttpResponse<Void>> future = this.executor.executeAsync(variant.policy(), null, hedges,
 					() -> this.client.sendAsync(request, BodyHandlers.discarding()), this.scheduler);
 			future.whenComplete((response, failure) -> {
@@ -81,10 +93,14 @@ public final class HttpTailHarness implements AutoCloseable {
 		done.await();
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
 		HttpTailSample.Stats stats = sample.settledStats();
-		Map<String, Long> failureCounts = new TreeMap<>();
-		failures.forEach((key, count) -> failureCounts.put(key, count.sum()));
-		return new HttpTailResult(variant.name(), calls, failureCounts, nanos, stats.requests(), stats.slow(),
-				hedges.sent.sum(), hedges.won.sum(), hedges.retries.sum(), elapsed);
+		return new HttpTailResult(variant.name(), calls, counts(failures), nanos, stats.requests(), stats.slow(),
+				hedges.sent.sum(), hedges.won.sum(), counts(hedges.retries), elapsed);
+	}
+
+	private static Map<String, Long> counts(Map<String, LongAdder> adders) {
+		Map<String, Long> counts = new TreeMap<>();
+		adders.forEach((key, count) -> counts.put(key, count.sum()));
+		return counts;
 	}
 
 	private static @Nullable String failed(@Nullable HttpResponse<Void> response, @Nullable Throwable failure) {
@@ -109,11 +125,13 @@ public final class HttpTailHarness implements AutoCloseable {
 
 		final LongAdder won = new LongAdder();
 
-		final LongAdder retries = new LongAdder();
+		/** By the failure retried. */
+		final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
 
 		@Override
 		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
-			this.retries.increment();
+			String reason = (failure != null) ? failure.getClass().getSimpleName() : "result";
+			this.retries.computeIfAbsent(reason, (key) -> new LongAdder()).increment();
 		}
 
 		@Override

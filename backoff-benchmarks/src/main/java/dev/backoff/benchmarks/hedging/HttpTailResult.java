@@ -16,11 +16,11 @@ import java.util.Map;
  * @param slow the answers it delayed
  * @param hedgesSent hedges sent (extra copies)
  * @param hedgesWon hedges whose answer was the call's
- * @param retries retries after an attempt failed or timed out
+ * @param retries retries after an attempt failed or timed out, by the failure
  * @param elapsed the run's wall-clock time
  */
 public record HttpTailResult(String variant, int calls, Map<String, Long> failures, long[] nanos, long requests,
-		long slow, long hedgesSent, long hedgesWon, long retries, Duration elapsed) {
+		long slow, long hedgesSent, long hedgesWon, Map<String, Long> retries, Duration elapsed) {
 
 	/** The columns of {@link #row()}. */
 	public static final String HEADER = """
@@ -30,6 +30,11 @@ public record HttpTailResult(String variant, int calls, Map<String, Long> failur
 	/** @return the calls that failed */
 	public long failedCalls() {
 		return this.failures.values().stream().mapToLong(Long::longValue).sum();
+	}
+
+	/** @return the retries, whatever their failure */
+	public long retried() {
+		return this.retries.values().stream().mapToLong(Long::longValue).sum();
 	}
 
 	/** @return requests the downstream received per call, minus one */
@@ -50,10 +55,10 @@ public record HttpTailResult(String variant, int calls, Map<String, Long> failur
 
 	/** @return the variant's row of the table */
 	public String row() {
-		return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %.2f %% | %d | %d / %d | %d | %d%s |",
+		return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %.2f %% | %d | %d / %d | %d%s | %d%s |",
 				this.variant, millis(0.5), millis(0.99), millis(0.999), millis(1.0), 100 * extraRequests(), this.slow,
-				this.hedgesWon, this.hedgesSent, this.retries, failedCalls(),
-				this.failures.isEmpty() ? "" : " " + this.failures);
+				this.hedgesWon, this.hedgesSent, retried(), this.retries.isEmpty() ? "" : " " + this.retries,
+				failedCalls(), this.failures.isEmpty() ? "" : " " + this.failures);
 	}
 
 }
