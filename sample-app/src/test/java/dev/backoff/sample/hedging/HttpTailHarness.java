@@ -1,4 +1,4 @@
-package dev.backoff.benchmarks.hedging;
+package dev.backoff.sample.hedging;
 
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

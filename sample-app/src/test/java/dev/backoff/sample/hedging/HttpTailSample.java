@@ -1,4 +1,4 @@
-package dev.backoff.benchmarks.hedging;
+package dev.backoff.sample.hedging;
 
 import java.io.IOException;
 import java.net.URI;
@@ -9,31 +9,38 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.backoff.sample.SampleApplication;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The sample application (sample-app), started in this JVM on a random port, and its
- * downstream's faults and counts, read and set over HTTP as a user would.
- *
- * <p>The application class is loaded by name: the sample is on the class path only when running
- * (its jar is a Spring Boot executable jar, which a compiler cannot read; see the module's pom).
+ * The sample application, started in this JVM on a random port (or one running already), and
+ * its downstream's faults and counts, read and set over HTTP as a user would.
  */
 public final class HttpTailSample implements AutoCloseable {
 
-	static final String APPLICATION = "dev.backoff.sample.SampleApplication";
-
 	private static final Pattern NUMBER = Pattern.compile("\"(\\w+)\":(-?[0-9.]+)");
 
-	private final ConfigurableApplicationContext context;
+	/** The sample this started, or {@code null} for one running already. */
+	private final @Nullable ConfigurableApplicationContext context;
 
 	private final URI base;
 
 	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-	private HttpTailSample(ConfigurableApplicationContext context) {
+	private HttpTailSample(@Nullable ConfigurableApplicationContext context, int port) {
 		this.context = context;
-		this.base = URI.create("http://localhost:" + context.getEnvironment().getProperty("local.server.port") + "/");
+		this.base = URI.create("http://localhost:" + port + "/");
+	}
+
+	/**
+	 * @param port the port of a sample running already
+	 * @return it
+	 */
+	public static HttpTailSample at(int port) {
+		return new HttpTailSample(null, port);
 	}
 
 	/**
@@ -42,15 +49,7 @@ public final class HttpTailSample implements AutoCloseable {
 	 * @return the running sample
 	 */
 	public static HttpTailSample start(long seed) {
-		Class<?> application;
-		try {
-			application = Class.forName(APPLICATION);
-		}
-		catch (ClassNotFoundException ex) {
-			throw new IllegalStateException(APPLICATION + " is not on the class path: add ../sample-app/target/classes "
-					+ "(built by mvn -pl backoff-benchmarks -am test-compile)", ex);
-		}
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(application).properties(
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class).properties(
 				"server.port=0", "sample.downstream.seed=" + seed, "spring.main.banner-mode=off",
 				"logging.level.root=WARN",
 				// Its own database, beside any other instance in this JVM.
@@ -58,7 +57,8 @@ public final class HttpTailSample implements AutoCloseable {
 				// The sample traces every request; spans would only add work to the same 2 cores.
 				"management.tracing.sampling.probability=0")
 			.run();
-		return new HttpTailSample(context);
+		return new HttpTailSample(context,
+				Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port")));
 	}
 
 	/** @return the URI of the downstream's quote that the calls fetch */
@@ -147,7 +147,9 @@ public final class HttpTailSample implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.context.close();
+		if (this.context != null) {
+			this.context.close();
+		}
 	}
 
 	/**

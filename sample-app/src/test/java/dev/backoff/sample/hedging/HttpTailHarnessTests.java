@@ -1,13 +1,17 @@
-package dev.backoff.benchmarks.hedging;
+package dev.backoff.sample.hedging;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
+import dev.backoff.sample.SampleAppTest;
+import dev.backoff.sample.SampleProperties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,12 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * whatever the timing on a shared machine. Every call succeeds (no variant here times anything
  * out); the downstream receives one request per call without hedging, and never more than the
  * copies a hedged call may send; its slow answers are exactly those its seeded dice drew for the
- * requests it received.
+ * requests it received. Against the tests' shared sample (its policies wait nothing between
+ * retries, which changes no bound checked here).
  */
-@Tag("sample-app")
+@SampleAppTest
 class HttpTailHarnessTests {
-
-	private static final long SEED = 7;
 
 	private static final int CALLS = 200;
 
@@ -35,20 +38,27 @@ class HttpTailHarnessTests {
 
 	private static final Duration HEDGE_DELAY = Duration.ofMillis(20);
 
-	private static HttpTailSample sample;
+	@LocalServerPort
+	private int port;
 
-	private static HttpTailHarness harness;
+	@Autowired
+	private SampleProperties properties;
 
-	@BeforeAll
-	static void startTheSample() {
-		sample = HttpTailSample.start(SEED);
-		harness = new HttpTailHarness();
+	private HttpTailSample sample;
+
+	private HttpTailHarness harness;
+
+	@BeforeEach
+	void connect() {
+		this.sample = HttpTailSample.at(this.port);
+		this.harness = new HttpTailHarness();
 	}
 
-	@AfterAll
-	static void stopTheSample() {
-		harness.close();
-		sample.close();
+	@AfterEach
+	void disconnect() {
+		this.harness.close();
+		// Leaves the downstream as the other tests expect it: no tail.
+		this.sample.resetWithTail(0, Duration.ZERO);
 	}
 
 	@Test
@@ -81,11 +91,11 @@ class HttpTailHarnessTests {
 			.hasSameSizeAs(result.row().split("\\|"));
 	}
 
-	private static HttpTailResult run(HttpTailVariant variant) throws InterruptedException {
-		return harness.run(sample, variant, CALLS, RATE, MAX_IN_FLIGHT, SLOW_RATE, SLOW_DELAY);
+	private HttpTailResult run(HttpTailVariant variant) throws InterruptedException {
+		return this.harness.run(this.sample, variant, CALLS, RATE, MAX_IN_FLIGHT, SLOW_RATE, SLOW_DELAY);
 	}
 
-	private static void assertHedgedWithin(HttpTailResult result, int maxHedges) {
+	private void assertHedgedWithin(HttpTailResult result, int maxHedges) {
 		assertThat(result.failures()).isEmpty();
 		// Hedges and retries share the policy's 1 + maxHedges attempts.
 		assertThat(result.requests()).isBetween((long) CALLS, (long) CALLS * (1 + maxHedges));
@@ -96,8 +106,8 @@ class HttpTailHarnessTests {
 	}
 
 	/** Each run resets the downstream, re-seeding its dice; each request it received took one draw. */
-	private static void assertSlowAnswersAreTheDrawnOnes(HttpTailResult result) {
-		Random dice = new Random(SEED);
+	private void assertSlowAnswersAreTheDrawnOnes(HttpTailResult result) {
+		Random dice = new Random(this.properties.getDownstream().getSeed());
 		long drawnSlow = 0;
 		for (long i = 0; i < result.requests(); i++) {
 			if (dice.nextDouble() < SLOW_RATE) {

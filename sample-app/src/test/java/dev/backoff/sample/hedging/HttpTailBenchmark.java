@@ -1,4 +1,4 @@
-package dev.backoff.benchmarks.hedging;
+package dev.backoff.sample.hedging;
 
 import java.time.Duration;
 import java.util.ArrayList;
