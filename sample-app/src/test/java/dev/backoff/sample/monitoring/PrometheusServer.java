@@ -27,7 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class PrometheusServer implements AutoCloseable {
 
-	static final String INTERVAL = "250ms";
+	static final String INTERVAL = "100ms";
 
 	static final String JOB = "backoff-sample";
 
