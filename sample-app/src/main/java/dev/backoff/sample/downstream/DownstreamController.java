@@ -20,7 +20,6 @@ import dev.backoff.sample.downstream.DownstreamFaults.StatsView;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.convert.DurationStyle;
-
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
