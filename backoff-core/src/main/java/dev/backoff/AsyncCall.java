@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * attempt timeout, each attempt is a {@link TimedAttempt}: its completion and its timer race,
  * and the first to settle it goes on while the other is dropped.
  */
-final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> implements Runnable {
+final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> implements RetryTask {
 
 	private final BackoffCall call;
 

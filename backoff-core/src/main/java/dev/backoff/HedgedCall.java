@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * of the call decided, under a lock. Completing the caller's future and cancelling the losers
  * run the callbacks of others, so they are done after it is released.
  */
-final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> implements Runnable {
+final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> implements RetryTask {
 
 	private final BackoffCall call;
 

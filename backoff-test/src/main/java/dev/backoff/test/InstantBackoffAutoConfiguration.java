@@ -5,6 +5,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.backoff.RandomSource;
+import dev.backoff.RetryTask;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.spring.operation.BackoffScheduler;
@@ -17,7 +18,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 /**
  * What {@link InstantBackoff} imports, ahead of Backoff's own auto-configuration, whose beans
  * of the same kinds then back off: the instant sleeper, a scheduler that runs every retry at
- * once, a seeded random source when a seed is given, and the {@link BackoffRecorder}.
+ * once (and its other timers at their delays), a seeded random source when a seed is given, and
+ * the {@link BackoffRecorder}.
  */
 @AutoConfiguration(before = BackoffAutoConfiguration.class)
 public final class InstantBackoffAutoConfiguration {
@@ -43,7 +45,11 @@ public final class InstantBackoffAutoConfiguration {
 		return new BackoffRecorder();
 	}
 
-	/** Runs each scheduled retry at once instead of after its wait. */
+	/**
+	 * Runs each scheduled retry at once instead of after its wait. Every other task (an attempt
+	 * timeout, a hedge timer) runs at its delay: run at once, it would time every attempt out or
+	 * hedge every call.
+	 */
 	static final class InstantScheduler extends BackoffScheduler {
 
 		InstantScheduler() {
@@ -58,7 +64,7 @@ public final class InstantBackoffAutoConfiguration {
 
 		@Override
 		public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-			return super.schedule(command, 0, unit);
+			return super.schedule(command, (command instanceof RetryTask) ? 0 : delay, unit);
 		}
 
 	}
