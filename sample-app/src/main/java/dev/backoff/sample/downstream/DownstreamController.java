@@ -47,9 +47,9 @@ import org.springframework.web.bind.annotation.RestController;
  * <li>{@code POST /downstream/faults?failNext=&throttleNext=&disconnectNext=&failureRate=&retryAfter=}:
  * changes the faults, each parameter optional: the next N requests answered 503, 429 or cut
  * off, a share of the others answered 503 (seeded), the Retry-After of a 429 in seconds.</li>
- * <li>{@code POST /downstream/faults?slowRate=&slowDelay=}: a share of the requests otherwise
- * answered normally (seeded) answered only after that delay ({@code 50ms}, {@code 1s}), without
- * holding a servlet thread meanwhile.</li>
+ * <li>{@code POST /downstream/faults?slowNext=&slowRate=&slowDelay=}: the next N requests
+ * otherwise answered normally, then a share of the others (seeded), answered only after that
+ * delay ({@code 50ms}, {@code 1s}), without holding a servlet thread meanwhile.</li>
  * <li>{@code GET /downstream/stats}, {@code DELETE /downstream/stats}: the requests received,
  * by answer; the delete clears faults and counts.</li>
  * </ul>
@@ -126,10 +126,11 @@ public class DownstreamController implements DisposableBean {
 			@RequestParam(required = false) @Nullable Integer disconnectNext,
 			@RequestParam(required = false) @Nullable Double failureRate,
 			@RequestParam(required = false) @Nullable Integer retryAfter,
+			@RequestParam(required = false) @Nullable Integer slowNext,
 			@RequestParam(required = false) @Nullable Double slowRate,
 			@RequestParam(required = false) @Nullable String slowDelay) {
 		return this.faults.update(failNext, throttleNext, disconnectNext, failureRate,
-				(retryAfter != null) ? Duration.ofSeconds(retryAfter) : null, slowRate,
+				(retryAfter != null) ? Duration.ofSeconds(retryAfter) : null, slowNext, slowRate,
 				(slowDelay != null) ? duration("slowDelay", slowDelay) : null);
 	}
 

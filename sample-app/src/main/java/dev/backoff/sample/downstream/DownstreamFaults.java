@@ -18,8 +18,9 @@ import org.springframework.stereotype.Component;
  * disconnect, unavailable, throttled; then {@code failureRate} draws from one generator seeded
  * with {@code sample.downstream.seed}, so a sequential run replays the same failures. (That
  * generator is the <em>server's</em> dice; the clients' jitter never shares one.) Last,
- * {@code slowRate} draws from the same generator whether a request that is otherwise answered
- * normally is answered only after {@code slowDelay}: the latency tail that hedged requests cut.
+ * {@code slowNext}, then {@code slowRate} drawing from the same generator, decide whether a
+ * request that is otherwise answered normally is answered only after {@code slowDelay}: the
+ * latency tail that hedged requests cut.
  * Each such request takes exactly one draw, so after R of them, concurrent or not, the slow ones
  * are those of the generator's first R values below the rate.
  */
@@ -52,6 +53,8 @@ public class DownstreamFaults {
 	private final long seed;
 
 	private final AtomicInteger failNext = new AtomicInteger();
+
+	private final AtomicInteger slowNext = new AtomicInteger();
 
 	private final AtomicInteger throttleNext = new AtomicInteger();
 
@@ -96,13 +99,14 @@ public class DownstreamFaults {
 	 * @param disconnectNext the next requests to cut off mid-body
 	 * @param failureRate the share of the other requests to answer 503, in [0, 1]
 	 * @param retryAfter the Retry-After of a 429, whole seconds
-	 * @param slowRate the share of the requests otherwise answered normally to answer late, in [0, 1]
+	 * @param slowNext the next requests otherwise answered normally to answer late
+	 * @param slowRate the share of the other requests otherwise answered normally to answer late, in [0, 1]
 	 * @param slowDelay how late, from 0 to {@link #MAX_SLOW_DELAY}
 	 * @return the faults now in force
 	 */
 	public FaultsView update(@Nullable Integer failNext, @Nullable Integer throttleNext,
 			@Nullable Integer disconnectNext, @Nullable Double failureRate, @Nullable Duration retryAfter,
-			@Nullable Double slowRate, @Nullable Duration slowDelay) {
+			@Nullable Integer slowNext, @Nullable Double slowRate, @Nullable Duration slowDelay) {
 		if (failNext != null) {
 			this.failNext.set(requireNotNegative("failNext", failNext));
 		}
@@ -123,6 +127,9 @@ public class DownstreamFaults {
 				throw new IllegalArgumentException("retryAfter must not be negative, but was " + retryAfter);
 			}
 			this.retryAfter = retryAfter;
+		}
+		if (slowNext != null) {
+			this.slowNext.set(requireNotNegative("slowNext", slowNext));
 		}
 		if (slowRate != null) {
 			if (!(slowRate >= 0.0 && slowRate <= 1.0)) {
@@ -147,6 +154,7 @@ public class DownstreamFaults {
 		this.disconnectNext.set(0);
 		this.failureRate = 0;
 		this.retryAfter = Duration.ofSeconds(1);
+		this.slowNext.set(0);
 		this.slowRate = 0;
 		this.slowDelay = Duration.ZERO;
 		synchronized (this) {
@@ -161,7 +169,7 @@ public class DownstreamFaults {
 	/** @return the faults now in force */
 	public FaultsView faults() {
 		return new FaultsView(this.failNext.get(), this.throttleNext.get(), this.disconnectNext.get(), this.failureRate,
-				this.retryAfter.toSeconds(), this.slowRate, this.slowDelay.toMillis());
+				this.retryAfter.toSeconds(), this.slowNext.get(), this.slowRate, this.slowDelay.toMillis());
 	}
 
 	/** @return what the downstream has received and answered since the last reset */
@@ -227,6 +235,9 @@ public class DownstreamFaults {
 				}
 			}
 		}
+		if (take(this.slowNext)) {
+			return Fault.SLOW;
+		}
 		double slowRate = this.slowRate;
 		if (slowRate > 0) {
 			synchronized (this) {
@@ -251,7 +262,7 @@ public class DownstreamFaults {
 
 	/** The faults in force. */
 	public record FaultsView(int failNext, int throttleNext, int disconnectNext, double failureRate,
-			long retryAfterSeconds, double slowRate, long slowDelayMillis) {
+			long retryAfterSeconds, int slowNext, double slowRate, long slowDelayMillis) {
 	}
 
 	/**

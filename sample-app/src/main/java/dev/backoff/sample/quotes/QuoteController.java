@@ -1,5 +1,7 @@
 package dev.backoff.sample.quotes;
 
+import java.util.concurrent.CompletableFuture;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -29,10 +31,23 @@ public class QuoteController {
 
 	private final DownstreamBaseUrl baseUrl;
 
-	public QuoteController(QuoteClient client, QuoteService service, DownstreamBaseUrl baseUrl) {
+	private final QuoteReads reads;
+
+	public QuoteController(QuoteClient client, QuoteService service, DownstreamBaseUrl baseUrl, QuoteReads reads) {
 		this.client = client;
 		this.service = service;
 		this.baseUrl = baseUrl;
+		this.reads = reads;
+	}
+
+	/**
+	 * The same quote read without holding a thread, hedged: {@link QuoteReads}, policy {@code reads}.
+	 * @param symbol the ticker symbol
+	 * @return the quote, when the first copy answers
+	 */
+	@GetMapping("/quotes/{symbol}/hedged")
+	public CompletableFuture<Quote> hedgedQuote(@PathVariable String symbol) {
+		return this.reads.fetch(symbol);
 	}
 
 	@GetMapping("/quotes/{symbol}")

@@ -28,8 +28,8 @@ final class SampleTraffic {
 
 	/**
 	 * Every outcome but {@code nested}, each through the path that produces it in production:
-	 * the quote client against the faulty downstream, the HTTP client's interceptor, and a
-	 * message consumer's retry cycles as Spring Kafka's error handler drives them.
+	 * the quote client against the faulty downstream, the HTTP client's interceptor, a hedged read,
+	 * and a message consumer's retry cycles as Spring Kafka's error handler drives them.
 	 */
 	void produceEveryOutcome() {
 		// What @InstantBackoff does before each test: a full budget, whatever ran before.
@@ -56,6 +56,9 @@ final class SampleTraffic {
 		this.policies.refillBudgets();
 		faults("failNext=1");
 		assertThat(this.http.get("/http/quotes/ACME", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
+		// A hedged read whose first answer is held back: a hedge sent, won, the slow copy cancelled.
+		faults("slowNext=1&slowDelay=5s");
+		assertThat(this.http.get("/quotes/ACME/hedged", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
 		consume();
 	}
 
