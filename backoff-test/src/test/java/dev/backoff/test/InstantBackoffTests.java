@@ -101,6 +101,18 @@ class InstantBackoffTests {
 			.waitedWithinCeilings();
 	}
 
+	/** The instant scheduler skips the waits between attempts, not an attempt's own timeout. */
+	@Test
+	void anAttemptTimeoutStillGivesAnAttemptItsTime() throws Exception {
+		this.quotes.failNext(0);
+		assertThat(this.quotes.fetchLater().get(10, TimeUnit.SECONDS)).isEqualTo("later");
+		assertThat(this.recorder).method("Quotes.fetchLater")
+			.hasCalls(1)
+			.lastCall()
+			.endedWith(Outcome.SUCCESS)
+			.madeAttempts(1);
+	}
+
 	@Test
 	void retriesAMonoWithoutItsDelays() {
 		this.quotes.failNext(2);
@@ -223,6 +235,13 @@ class InstantBackoffTests {
 			catch (UncheckedIOException ex) {
 				return CompletableFuture.failedFuture(ex);
 			}
+		}
+
+		/** Answers 100ms after the call, well within its attempt timeout. */
+		@Backoff(value = "quotes", attemptTimeout = "10s")
+		public CompletableFuture<String> fetchLater() {
+			return CompletableFuture.supplyAsync(() -> "later",
+					CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS));
 		}
 
 		@Backoff("quotes")
