@@ -57,7 +57,7 @@ final class SampleTraffic {
 		faults("failNext=1");
 		assertThat(this.http.get("/http/quotes/ACME", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
 		// A hedged read whose first answer is held back: a hedge sent, won, the slow copy cancelled.
-		faults("slowNext=1&slowDelay=5s");
+		faults("slowNext=1&slowDelay=1s");
 		assertThat(this.http.get("/quotes/ACME/hedged", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
 		consume();
 	}
