@@ -168,7 +168,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		try {
 			copy.timer = this.scheduler.schedule(() -> {
 				TimeoutException timeout = this.call.attemptTimedOut(copy.attempt);
-				if (copy.stage instanceof CompletableFuture<?> future && !(future instanceof HedgedCall<?>)) {
+				if (copy.stage instanceof CompletableFuture<?> future) {
 					// Its dependents learn why it ended, as with AsyncCall; the callback then follows it.
 					future.completeExceptionally(timeout);
 				}

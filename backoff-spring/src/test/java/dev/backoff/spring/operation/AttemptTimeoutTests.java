@@ -348,7 +348,8 @@ class AttemptTimeoutTests {
 			});
 	}
 
-	private static BackoffConfigurationException configurationFailure(Throwable failure) {
+	/** @return the {@link BackoffConfigurationException} along a start-up failure's causes (HedgingTests too) */
+	static BackoffConfigurationException configurationFailure(Throwable failure) {
 		Throwable cause = failure;
 		while (cause != null && !(cause instanceof BackoffConfigurationException)) {
 			cause = cause.getCause();

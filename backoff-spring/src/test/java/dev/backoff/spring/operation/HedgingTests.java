@@ -146,7 +146,7 @@ class HedgingTests {
 	void aBlockingMethodWithMaxHedgesOnTheAnnotationStopsStartUp() {
 		this.contextRunner.withBean(BlockingHedged.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(configurationFailure(context.getStartupFailure()))
+			assertThat(AttemptTimeoutTests.configurationFailure(context.getStartupFailure()))
 				.hasMessageStartingWith("@Backoff(maxHedges) on BlockingHedged.fetch was '1', but cannot send hedges "
 						+ "for BlockingHedged.fetch, which is blocking")
 				.hasMessageContaining("return CompletionStage, CompletableFuture or Mono");
@@ -159,7 +159,7 @@ class HedgingTests {
 			.withPropertyValues("backoff.policies.reads.hedge-delay=50ms", "backoff.policies.reads.max-hedges=1")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				BackoffConfigurationException failure = configurationFailure(context.getStartupFailure());
+				BackoffConfigurationException failure = AttemptTimeoutTests.configurationFailure(context.getStartupFailure());
 				assertThat(failure.getProperty()).isEqualTo("backoff.policies.reads.max-hedges");
 				// As docs/hedging.md shows it.
 				assertThat(failure.getMessage()).startsWith("backoff.policies.reads.max-hedges was '1', but cannot send "
@@ -209,15 +209,6 @@ class HedgingTests {
 
 	private static double hedges(MeterRegistry registry, String method, String event) {
 		return registry.get(BackoffMetrics.HEDGES).tag("method", method).tag("event", event).counter().count();
-	}
-
-	private static BackoffConfigurationException configurationFailure(Throwable failure) {
-		Throwable cause = failure;
-		while (cause != null && !(cause instanceof BackoffConfigurationException)) {
-			cause = cause.getCause();
-		}
-		assertThat(cause).as("a BackoffConfigurationException in %s", failure).isNotNull();
-		return (BackoffConfigurationException) cause;
 	}
 
 	static class Reads {
