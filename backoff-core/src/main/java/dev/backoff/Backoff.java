@@ -112,6 +112,13 @@ public @interface Backoff {
 	String maxHedges() default "";
 
 	/**
+	 * Overrides {@code hedge-percentile}: the hedge delay follows this percentile of the method's
+	 * recent answer times, e.g. {@code "95"} for p95, with {@code hedgeDelay} while they are too few.
+	 * @return a number from 50 to below 100, or empty to keep the policy's
+	 */
+	String hedgePercentile() default "";
+
+	/**
 	 * Overrides {@code retry-on}: retry only these failures (or failures caused by them).
 	 * @return the types, or none to keep the policy's
 	 */

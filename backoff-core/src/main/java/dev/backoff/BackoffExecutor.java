@@ -38,13 +38,9 @@ import org.jspecify.annotations.Nullable;
 public final class BackoffExecutor {
 
 	private final Sleeper sleeper;
-
 	private final NanoClock clock;
-
 	private final RandomSource randomSource;
-
 	private final BackoffListener listener;
-
 	private final boolean outermost;
 
 	private BackoffExecutor(Builder builder) {
@@ -58,6 +54,11 @@ public final class BackoffExecutor {
 	/** @return how blocking calls wait between attempts */
 	public Sleeper getSleeper() {
 		return this.sleeper;
+	}
+
+	/** @return the clock that times calls: their elapsed time, their attempts, a method's {@link Latencies} */
+	public NanoClock getClock() {
+		return this.clock;
 	}
 
 	/** @return what a call started inside another retrying call does */
@@ -110,8 +111,7 @@ public final class BackoffExecutor {
 	 * @param <T> the result type
 	 * @param policy the policy
 	 * @param callable one attempt
-	 * @return the result of the successful attempt (or the last result, when a result predicate
-	 * still matched as attempts ran out)
+	 * @return the result of the successful attempt (or the last, when a result predicate still matched)
 	 * @throws Exception the last attempt's original exception
 	 */
 	public <T extends @Nullable Object> T call(BackoffPolicy policy, Callable<T> callable) throws Exception {
@@ -284,7 +284,7 @@ public final class BackoffExecutor {
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffPolicy policy,
 			@Nullable RetryBudget budget, BackoffListener listener, Supplier<? extends CompletionStage<T>> task,
 			ScheduledExecutorService scheduler) {
-		return executeAsync(start(policy, budget, listener, null), task, scheduler);
+		return executeAsync(start(policy, budget, listener, null), null, task, scheduler);
 	}
 
 	/**
@@ -294,14 +294,17 @@ public final class BackoffExecutor {
 	 * context). The task runs the attempt itself; this counts it ({@link BackoffCall#attempt}).
 	 * @param <T> the result type
 	 * @param call the call, before its first attempt
+	 * @param latencies the method's recent answer times, for a {@link Hedging#getPercentile() percentile} hedge delay
 	 * @param task starts one attempt (one copy, with {@link Hedging})
 	 * @param scheduler runs the waits, the hedge timers and the attempts after the first
 	 * @return a future of the result, as the other form gives
+	 * @throws IllegalArgumentException if the policy hedges after a percentile and no latencies are given
 	 */
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffCall call,
-			Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
+			@Nullable Latencies latencies, Supplier<? extends CompletionStage<T>> task,
+			ScheduledExecutorService scheduler) {
 		if (call.getPolicy().getHedging().isEnabled()) {
-			HedgedCall<T> hedged = new HedgedCall<>(call, task, scheduler);
+			HedgedCall<T> hedged = new HedgedCall<>(call, latencies, this.clock, task, scheduler);
 			hedged.run();
 			return hedged;
 		}

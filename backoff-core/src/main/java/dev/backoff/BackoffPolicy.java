@@ -43,11 +43,8 @@ public final class BackoffPolicy {
 	private static final BackoffPolicy DEFAULTS = builder().build();
 
 	private final BackoffSchedule schedule;
-
 	private final RetryRules rules;
-
 	private final long maxRetryAfterNanos;
-
 	private final Hedging hedging;
 
 	private BackoffPolicy(BackoffSchedule schedule, RetryRules rules, Hedging hedging) {
@@ -120,7 +117,6 @@ public final class BackoffPolicy {
 		private @Nullable Jitter jitter = DEFAULT_JITTER;
 		private @Nullable Duration throttleBaseDelay;
 		private @Nullable Duration throttleMaxDelay;
-
 		private @Nullable Duration maxElapsed;
 		private @Nullable Duration attemptTimeout;
 		private final Set<Class<? extends Throwable>> retryOn = new LinkedHashSet<>();
@@ -132,9 +128,9 @@ public final class BackoffPolicy {
 		private @Nullable Predicate<? super Throwable> retryOnException;
 		private Function<? super Throwable, ? extends @Nullable Duration> retryAfter = RetryAfter::of;
 		private @Nullable Duration maxRetryAfter;
-
 		private @Nullable Duration hedgeDelay;
 		private int maxHedges;
+		private @Nullable Double hedgePercentile;
 
 		private Builder() {
 		}
@@ -163,11 +159,11 @@ public final class BackoffPolicy {
 			this.maxRetryAfter = rules.getMaxRetryAfter();
 			this.hedgeDelay = policy.hedging.getDelay();
 			this.maxHedges = policy.hedging.getMaxHedges();
+			this.hedgePercentile = (policy.hedging.getPercentile() > 0) ? policy.hedging.getPercentile() : null;
 		}
 
 		/**
-		 * @param maxAttempts all calls allowed, the first included: at least 1;
-		 * {@link Integer#MAX_VALUE} for unlimited
+		 * @param maxAttempts all calls allowed, the first included: at least 1; {@link Integer#MAX_VALUE}: no limit
 		 * @return this builder
 		 */
 		public Builder maxAttempts(int maxAttempts) {
@@ -194,8 +190,7 @@ public final class BackoffPolicy {
 		}
 
 		/**
-		 * @param multiplier the factor between consecutive ceilings: finite and at least 1
-		 * (1 gives a fixed delay)
+		 * @param multiplier the factor between consecutive ceilings: finite, at least 1 (a fixed delay)
 		 * @return this builder
 		 */
 		public Builder multiplier(double multiplier) {
@@ -225,8 +220,7 @@ public final class BackoffPolicy {
 		/**
 		 * Bounds each attempt of a non-blocking call: one still running then fails with a {@link
 		 * java.util.concurrent.TimeoutException}; {@link BackoffExecutor#execute} refuses it.
-		 * @param attemptTimeout how long one attempt may take: positive and at most
-		 * {@code maxElapsed}, or {@code null} (the default) for no limit
+		 * @param attemptTimeout positive and at most {@code maxElapsed}; {@code null} (the default): none
 		 * @return this builder
 		 */
 		public Builder attemptTimeout(@Nullable Duration attemptTimeout) {
@@ -235,7 +229,8 @@ public final class BackoffPolicy {
 		}
 
 		/**
-		 * @param hedgeDelay how long before another copy of a non-blocking call ({@link Hedging}); positive
+		 * @param hedgeDelay how long before another copy of a non-blocking call ({@link Hedging}):
+		 * positive; with a {@code hedgePercentile}, the delay while the method's answers are too few
 		 * @return this builder
 		 */
 		public Builder hedgeDelay(@Nullable Duration hedgeDelay) {
@@ -249,6 +244,16 @@ public final class BackoffPolicy {
 		 */
 		public Builder maxHedges(int maxHedges) {
 			this.maxHedges = maxHedges;
+			return this;
+		}
+
+		/**
+		 * @param hedgePercentile the percentile of the method's recent answer times that is the
+		 * hedge delay (95 for p95), 50 to below 100; {@code null} (the default) for none
+		 * @return this builder
+		 */
+		public Builder hedgePercentile(@Nullable Double hedgePercentile) {
+			this.hedgePercentile = hedgePercentile;
 			return this;
 		}
 
@@ -277,8 +282,7 @@ public final class BackoffPolicy {
 		/**
 		 * Gives failures classified as throttling (see {@link #throttleOn}) a schedule of their
 		 * own: the same formula, attempts, multiplier and jitter with this base.
-		 * @param throttleBaseDelay the first throttled retry's ceiling: at least {@code baseDelay};
-		 * {@code null} (the default) for throttled retries to follow the normal schedule
+		 * @param throttleBaseDelay at least {@code baseDelay}; {@code null} (the default): the normal schedule
 		 * @return this builder
 		 */
 		public Builder throttleBaseDelay(@Nullable Duration throttleBaseDelay) {
@@ -287,9 +291,8 @@ public final class BackoffPolicy {
 		}
 
 		/**
-		 * @param throttleMaxDelay the cap of every throttled delay: at least
-		 * {@code throttleBaseDelay} and {@code maxDelay}; {@code null} (the default) for
-		 * {@code maxDelay}, or {@code throttleBaseDelay} when that is longer
+		 * @param throttleMaxDelay the cap of every throttled delay: at least {@code throttleBaseDelay} and
+		 * {@code maxDelay}; {@code null} (the default): {@code maxDelay}, or a longer {@code throttleBaseDelay}
 		 * @return this builder
 		 */
 		public Builder throttleMaxDelay(@Nullable Duration throttleMaxDelay) {
@@ -298,9 +301,8 @@ public final class BackoffPolicy {
 		}
 
 		/**
-		 * Classifies failures of (or caused by) these types as throttling, replacing any given
-		 * before: they wait by the throttling schedule and cost a budget less. With
-		 * {@link #retryOn} given, each must be a subtype of one of its types.
+		 * Classifies failures of (or caused by) these types as throttling, replacing any given before: they
+		 * wait by the throttling schedule and cost a budget less; with {@link #retryOn}, each subclasses one of its.
 		 * @param types failure types
 		 * @return this builder
 		 */
@@ -342,9 +344,8 @@ public final class BackoffPolicy {
 		}
 
 		/**
-		 * Decides from what a failure says, not only its class: asked once {@code abortOn} and
-		 * {@code retryOn} have let a failure through, in place of the default classification.
-		 * One that throws ends the call as {@link Outcome#NOT_RETRYABLE}, its exception suppressed.
+		 * Decides from what a failure says, in place of the default classification, once {@code abortOn} and
+		 * {@code retryOn} let it through; one that throws ends it {@link Outcome#NOT_RETRYABLE}, its exception suppressed.
 		 * @param predicate the test on a failure, or {@code null} for none
 		 * @return this builder
 		 */
@@ -391,7 +392,7 @@ public final class BackoffPolicy {
 					new RetryRules(this.retryOn, this.abortOn, this.throttleOn, this.throttledByDefault,
 							this.retryableByDefault, this.retryOnException, this.retryIfResult,
 							this.retryAfter, this.maxRetryAfter, this.maxElapsed, this.attemptTimeout),
-					Hedging.of(this.hedgeDelay, this.maxHedges));
+					Hedging.of(this.hedgeDelay, this.maxHedges, this.hedgePercentile));
 		}
 
 	}

@@ -37,7 +37,10 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 
 	private final ScheduledExecutorService scheduler;
 
-	private final long hedgeDelayNanos;
+	private final HedgeDelay hedgeDelay;
+
+	/** The wait before each hedge of the round under way: the hedge delay as it started. */
+	private long hedgeDelayNanos;
 
 	private final int maxHedges;
 
@@ -61,16 +64,15 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 
 	private @Nullable T lastResult;
 
-	HedgedCall(BackoffCall call, Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
-		Hedging hedging = call.getPolicy().getHedging();
-		Duration delay = hedging.getDelay();
+	HedgedCall(BackoffCall call, @Nullable Latencies latencies, NanoClock clock,
+			Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
+		this.hedgeDelay = new HedgeDelay(call, latencies, clock);
 		this.call = call;
 		this.task = task;
 		this.scheduler = scheduler;
-		this.hedgeDelayNanos = (delay != null) ? delay.toNanos() : Long.MAX_VALUE;
 		// Inside another retrying call's attempt, that call retries the whole: copies here would
 		// multiply the load as nested retries would.
-		this.maxHedges = call.isNested() ? 0 : hedging.getMaxHedges();
+		this.maxHedges = call.isNested() ? 0 : call.getPolicy().getHedging().getMaxHedges();
 		Duration attemptTimeout = call.getAttemptTimeout();
 		this.attemptTimeoutNanos = (attemptTimeout != null) ? attemptTimeout.toNanos() : 0;
 	}
@@ -93,6 +95,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 			}
 			else {
 				this.retried = this.call.getAttempts() > 0;
+				this.hedgeDelayNanos = this.hedgeDelay.startRound();
 				after = send(false);
 			}
 		}
@@ -215,6 +218,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 			ListenerCalls.hedge(this.call.listener(), HedgeEvent.WON, copy.attempt);
 		}
 		List<Copy> losers = drain();
+		this.hedgeDelay.answered();
 		this.call.succeed(this.retried ? Outcome.SUCCESS_AFTER_RETRY : Outcome.SUCCESS);
 		return () -> {
 			cancelCopies(losers);

@@ -13,24 +13,32 @@ import org.jspecify.annotations.Nullable;
  * retries). With an {@code attemptTimeout}, each copy still running after it fails with a
  * {@link java.util.concurrent.TimeoutException}, as an attempt does. See
  * {@link BackoffExecutor#executeAsync}.
+ *
+ * <p>With a {@link #getPercentile() percentile}, the delay follows the method's own recent
+ * answer times instead: each call takes that percentile of them ({@link Latencies}), and the
+ * fixed delay while they are too few to tell.
  */
 public final class Hedging {
 
 	/** The most extra copies a call may send: gRPC's limit of 5 attempts in all. */
 	public static final int MAX_HEDGES_LIMIT = 4;
 
-	static final Hedging NONE = new Hedging(null, 0);
+	static final Hedging NONE = new Hedging(null, 0, 0);
 
 	private final @Nullable Duration delay;
 
 	private final int maxHedges;
 
-	private Hedging(@Nullable Duration delay, int maxHedges) {
+	/** 0 when unset. */
+	private final double percentile;
+
+	private Hedging(@Nullable Duration delay, int maxHedges, double percentile) {
 		this.delay = delay;
 		this.maxHedges = maxHedges;
+		this.percentile = percentile;
 	}
 
-	static Hedging of(@Nullable Duration delay, int maxHedges) {
+	static Hedging of(@Nullable Duration delay, int maxHedges, @Nullable Double percentile) {
 		if (maxHedges < 0 || maxHedges > MAX_HEDGES_LIMIT) {
 			throw new InvalidPolicyException("maxHedges", maxHedges, "must be between 0 and {0}", MAX_HEDGES_LIMIT);
 		}
@@ -40,12 +48,29 @@ public final class Hedging {
 		if (maxHedges > 0 && delay == null) {
 			throw new InvalidPolicyException("hedgeDelay", null, "must be set when maxHedges is above 0 ({0})", maxHedges);
 		}
-		return (delay == null && maxHedges == 0) ? NONE : new Hedging(delay, maxHedges);
+		if (percentile != null && !(percentile >= 50 && percentile < 100)) {
+			// Below the median, most calls would send a copy: that is load, not a cut tail.
+			throw new InvalidPolicyException("hedgePercentile", percentile, "must be at least 50 and below 100");
+		}
+		if (percentile != null && delay == null) {
+			throw new InvalidPolicyException("hedgePercentile", percentile,
+					"needs a hedgeDelay, the delay while the method's answers are too few to tell");
+		}
+		return (delay == null && maxHedges == 0) ? NONE
+				: new Hedging(delay, maxHedges, (percentile != null) ? percentile : 0);
 	}
 
 	/** @return how long to wait for an answer before sending the next copy, or {@code null} when unset */
 	public @Nullable Duration getDelay() {
 		return this.delay;
+	}
+
+	/**
+	 * @return the percentile of the method's recent answer times (95 for p95) that is the delay,
+	 * or 0 for the fixed {@link #getDelay() delay}
+	 */
+	public double getPercentile() {
+		return this.percentile;
 	}
 
 	/** @return the extra copies a call may send: 0 (no hedging) to {@value #MAX_HEDGES_LIMIT} */
@@ -60,7 +85,8 @@ public final class Hedging {
 
 	@Override
 	public String toString() {
-		return isEnabled() ? ", hedgeDelay=" + this.delay + ", maxHedges=" + this.maxHedges : "";
+		return !isEnabled() ? "" : ", hedgeDelay=" + this.delay + ", maxHedges=" + this.maxHedges
+				+ ((this.percentile > 0) ? ", hedgePercentile=" + this.percentile : "");
 	}
 
 }
