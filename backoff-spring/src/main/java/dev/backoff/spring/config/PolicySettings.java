@@ -45,6 +45,9 @@ public class PolicySettings {
 	/** Extra copies a non-blocking call may send, 0 to 4. */
 	private @Nullable Integer maxHedges;
 
+	/** The percentile of the method's recent answer times that is the hedge delay, 50 to below 100. */
+	private @Nullable Double hedgePercentile;
+
 	/** Exception types to retry, by class name. */
 	private @Nullable List<String> retryOn;
 
@@ -141,6 +144,14 @@ public class PolicySettings {
 
 	public void setMaxHedges(@Nullable Integer value) {
 		this.maxHedges = value;
+	}
+
+	public @Nullable Double getHedgePercentile() {
+		return this.hedgePercentile;
+	}
+
+	public void setHedgePercentile(@Nullable Double value) {
+		this.hedgePercentile = value;
 	}
 
 	public @Nullable List<String> getRetryOn() {
@@ -306,6 +317,11 @@ public class PolicySettings {
 			// Left out while off, as the settings that are unset are.
 			(p) -> p.policy().getHedging().isEnabled() ? p.policy().getHedging().getMaxHedges() : null);
 
+	static final PolicySetting<Double> HEDGE_PERCENTILE = PolicySetting.of("hedgePercentile", Double.class, "95",
+			PolicySettings::getHedgePercentile, PolicySettings::setHedgePercentile,
+			BackoffPolicy.Builder::hedgePercentile,
+			(p) -> (p.policy().getHedging().getPercentile() > 0) ? p.policy().getHedging().getPercentile() : null);
+
 	static final PolicySetting<List<String>> RETRY_ON = PolicySetting.resolved("retryOn", List.class, "java.io.IOException",
 			PolicySettings::getRetryOn, PolicySettings::setRetryOn,
 			(builder, names, at) -> builder.retryOn(at.types(names)), (p) -> p.rules().getRetryOn()).fixed();
@@ -359,8 +375,8 @@ public class PolicySettings {
 
 	/** Every row, in order. */
 	static final List<PolicySetting<?>> ALL = List.of(MAX_ATTEMPTS, BASE_DELAY, MAX_DELAY, MULTIPLIER, JITTER,
-			MAX_ELAPSED, ATTEMPT_TIMEOUT, HEDGE_DELAY, MAX_HEDGES, RETRY_ON, ABORT_ON, RETRY_ON_EXCEPTION, MAX_RETRY_AFTER, THROTTLE_BASE_DELAY,
-			THROTTLE_MAX_DELAY, THROTTLE_ON, RETRY_NON_IDEMPOTENT, BUDGET_ENABLED, BUDGET_MAX_TOKENS,
-			BUDGET_TOKEN_RATIO, BUDGET_THROTTLE_COST);
+			MAX_ELAPSED, ATTEMPT_TIMEOUT, HEDGE_DELAY, MAX_HEDGES, HEDGE_PERCENTILE, RETRY_ON, ABORT_ON,
+			RETRY_ON_EXCEPTION, MAX_RETRY_AFTER, THROTTLE_BASE_DELAY, THROTTLE_MAX_DELAY, THROTTLE_ON,
+			RETRY_NON_IDEMPOTENT, BUDGET_ENABLED, BUDGET_MAX_TOKENS, BUDGET_TOKEN_RATIO, BUDGET_THROTTLE_COST);
 
 }

@@ -160,6 +160,11 @@ public final class PolicySnapshot {
 		return ownProperty(name, PolicySettings.MAX_HEDGES);
 	}
 
+	/** @return the property that sets the policy's own hedge-percentile last; {@code null} when it inherits it */
+	public @Nullable String getOwnHedgePercentileProperty(String name) {
+		return ownProperty(name, PolicySettings.HEDGE_PERCENTILE);
+	}
+
 	/** @return the property that sets the policy's own max-elapsed last; {@code null} when it inherits it */
 	public @Nullable String getOwnMaxElapsedProperty(String name) {
 		return ownProperty(name, PolicySettings.MAX_ELAPSED);

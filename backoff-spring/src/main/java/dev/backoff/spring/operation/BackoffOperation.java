@@ -10,6 +10,7 @@ import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
+import dev.backoff.Latencies;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
@@ -57,6 +58,9 @@ public final class BackoffOperation {
 
 	/** The names of the method's failures, bounded; made on first use, like the method tag. */
 	private volatile @Nullable ExceptionTags exceptionTags;
+
+	/** The recent answer times of a method hedged after a percentile of them; made on first use. */
+	private volatile @Nullable RecentLatencies latencies;
 
 	private final Invoker invoker;
 
@@ -177,6 +181,30 @@ public final class BackoffOperation {
 
 	void setState(State state) {
 		this.state = state;
+	}
+
+	/**
+	 * @param policy the policy of the call about to start, from {@link #getState()}
+	 * @return the method's recent answer times when the policy hedges after a percentile of
+	 * them ({@code hedge-percentile}), else {@code null}
+	 */
+	@Nullable Latencies latencies(BackoffPolicy policy) {
+		double percentile = policy.getHedging().isEnabled() ? policy.getHedging().getPercentile() : 0;
+		if (percentile == 0) {
+			return null;
+		}
+		RecentLatencies latencies = this.latencies;
+		if (latencies == null || latencies.percentile() != percentile) {
+			synchronized (this) {
+				// Made on the first hedged call, and anew when a live change sets another percentile.
+				latencies = this.latencies;
+				if (latencies == null || latencies.percentile() != percentile) {
+					latencies = new RecentLatencies(percentile, this.executor.getClock());
+					this.latencies = latencies;
+				}
+			}
+		}
+		return latencies;
 	}
 
 	/** @return how its calls run: whether they block, whether they may be hedged */

@@ -3,6 +3,7 @@ package dev.backoff.spring.operation;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
@@ -38,9 +39,10 @@ final class CompletionStageShape implements ReturnShape {
 		ObservedCall observed = operation.observe(null);
 		BackoffListener listener = (observed != null) ? observed.listener() : operation.getListener();
 		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
-		CompletableFuture<@Nullable Object> call = operation.getExecutor()
-			.executeAsync(state.policy(), state.budget(), listener,
-					() -> (CompletionStage<@Nullable Object>) BackoffOperation.run(task), operation.getScheduler());
+		BackoffExecutor executor = operation.getExecutor();
+		CompletableFuture<@Nullable Object> call = executor.executeAsync(
+				executor.start(state.policy(), state.budget(), listener, null), operation.latencies(state.policy()),
+				() -> (CompletionStage<@Nullable Object>) BackoffOperation.run(task), operation.getScheduler());
 		return (fallback != null) ? fallback.afterAsync(call, receiver, arguments,
 				(failure) -> operation.fallsBack(failure, state.policy(), enclosing)) : call;
 	}

@@ -20,6 +20,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.ClassUtils;
+
 /**
  * Derives an operation's {@link BackoffOperation.State} from the policies, with the rule that
  * a blocking call has no attempt timeout of its own; and makes every change of the policies at
@@ -31,6 +33,11 @@ import org.jspecify.annotations.Nullable;
 final class PolicyChanges {
 
 	private static final Log logger = LogFactory.getLog(BackoffOperationSource.class);
+
+	/** Whether Micrometer's histograms are on the class path: {@code hedge-percentile} keeps its times in one. */
+	private static final boolean HISTOGRAMS_PRESENT = ClassUtils.isPresent(
+			"io.micrometer.core.instrument.distribution.TimeWindowPercentileHistogram",
+			PolicyChanges.class.getClassLoader());
 
 	private final BackoffPolicies policies;
 
@@ -140,6 +147,12 @@ final class PolicyChanges {
 			// Only backoff.defaults gives it: meant for the non-blocking calls of one value.
 			policy = policy.toBuilder().maxHedges(0).build();
 		}
+		if (policy.getHedging().isEnabled() && policy.getHedging().getPercentile() > 0 && !HISTOGRAMS_PRESENT) {
+			String property = (annotated != null && annotated.getHedgePercentile() != null)
+					? "@Backoff(hedgePercentile)" + where : policies.getOwnHedgePercentileProperty(policyName);
+			throw noHistograms((property != null) ? property : "backoff.defaults.hedge-percentile",
+					policy.getHedging().getPercentile());
+		}
 		if (retryIf != null) {
 			policy = policy.toBuilder().retryIfResult(retryIf).build();
 		}
@@ -155,6 +168,14 @@ final class PolicyChanges {
 						+ "call may take",
 				"Set backoff.policies." + policyName + ".attempt-timeout to at most " + limit + ", or lengthen "
 						+ maxElapsed + ".");
+	}
+
+	private static BackoffConfigurationException noHistograms(String property, double percentile) {
+		return new BackoffConfigurationException(property, String.valueOf(percentile),
+				"needs Micrometer (io.micrometer:micrometer-core) on the class path: the method's recent answer "
+						+ "times are kept in its histogram",
+				"Add io.micrometer:micrometer-core (Spring Boot's Actuator brings it), or remove " + property
+						+ " to hedge after the fixed hedge-delay.");
 	}
 
 	private static BackoffConfigurationException cannotHedge(String property, int maxHedges, String where,

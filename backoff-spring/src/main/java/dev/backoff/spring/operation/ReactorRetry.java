@@ -11,6 +11,7 @@ import java.util.function.Function;
 import dev.backoff.BackoffCall;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
+import dev.backoff.Latencies;
 import dev.backoff.Sleeper;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -153,7 +154,8 @@ final class ReactorRetry implements ReturnShape {
 	private static Mono<@Nullable Object> hedged(BackoffOperation operation, BackoffCall call,
 			@Nullable ObservedCall observed, BackoffTask<@Nullable Object> attempt, ContextView context) {
 		Context copies = Context.of(context).putAll(enclosing(call).apply(Context.empty()).readOnly());
-		return Mono.fromFuture(() -> operation.getExecutor().executeAsync(call, () -> {
+		Latencies latencies = operation.latencies(call.getPolicy());
+		return Mono.fromFuture(() -> operation.getExecutor().executeAsync(call, latencies, () -> {
 			Object observation = (observed != null) ? observed.startAttempt() : null;
 			BackoffTask<@Nullable Object> task = (observed != null) ? () -> observed.run(observation, attempt) : attempt;
 			Mono<@Nullable Object> copy = Mono.from(publisher(task));
