@@ -56,6 +56,11 @@ class ActuatorTests {
 		assertThat(budget.get("tokenRatio").asDouble()).isEqualTo(0.5);
 		assertThat(budget.get("tokens").asDouble()).isBetween(0.0, 20.0);
 		assertThat(policies.get("polling").get("settings").has("budget")).isFalse();
+		// The hedged reads follow their own latency, with the fixed delay until it is known.
+		JsonNode reads = policies.get("reads").get("settings");
+		assertThat(reads.get("hedgePercentile").asDouble()).isEqualTo(95.0);
+		assertThat(reads.get("hedgeDelay").asString()).isEqualTo("50ms");
+		assertThat(reads.get("maxHedges").asInt()).isOne();
 		assertThat(response.getBody().get("nested").asString()).isEqualTo("outermost");
 		assertThat(downstream.get("methods").has("QuoteClient.fetch")).isTrue();
 		JsonNode poller = policies.get("polling").get("methods").get("JobPoller.awaitResult");
