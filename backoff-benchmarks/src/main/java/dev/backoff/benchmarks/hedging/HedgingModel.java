@@ -6,11 +6,14 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import dev.backoff.BackoffCall;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.HedgeEvent;
+import dev.backoff.Latencies;
 import dev.backoff.RetryBudget;
+import dev.backoff.spring.operation.RecentLatencies;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,8 +46,21 @@ public final class HedgingModel {
 	 * @param calls the calls per run
 	 * @param callsPerSecond the calls' arrival rate, on average
 	 * @param maxAttempts every variant's max attempts, hedges and retries included
+	 * @param drift how many times slower every answer is from the middle call on: 1 for none
 	 */
-	public record Scenario(HeavyTailService service, int calls, double callsPerSecond, int maxAttempts) {
+	public record Scenario(HeavyTailService service, int calls, double callsPerSecond, int maxAttempts,
+			double drift) {
+
+		/**
+		 * A scenario whose service does not drift.
+		 * @param service the service's answer times
+		 * @param calls the calls per run
+		 * @param callsPerSecond the calls' arrival rate, on average
+		 * @param maxAttempts every variant's max attempts, hedges and retries included
+		 */
+		public Scenario(HeavyTailService service, int calls, double callsPerSecond, int maxAttempts) {
+			this(service, calls, callsPerSecond, maxAttempts, 1);
+		}
 
 		/** @return the default service, 100,000 calls at 1,000 per second, 3 attempts at most */
 		public static Scenario defaults() {
@@ -56,7 +72,15 @@ public final class HedgingModel {
 		 * @return this scenario with fewer or more calls
 		 */
 		public Scenario withCalls(int calls) {
-			return new Scenario(this.service, calls, this.callsPerSecond, this.maxAttempts);
+			return new Scenario(this.service, calls, this.callsPerSecond, this.maxAttempts, this.drift);
+		}
+
+		/**
+		 * @param drift how many times slower every answer is from the middle call on
+		 * @return this scenario with a service that slows down halfway
+		 */
+		public Scenario withDrift(double drift) {
+			return new Scenario(this.service, this.calls, this.callsPerSecond, this.maxAttempts, drift);
 		}
 
 		/**
@@ -137,6 +161,19 @@ public final class HedgingModel {
 		return new Run(scenario, variant.policy(scenario), seed, budget).simulate();
 	}
 
+	/**
+	 * Runs the scenario once under any policy, without a budget, and keeps every call. A policy
+	 * with a {@code hedgePercentile} learns its delay from the answers, in Spring's
+	 * {@link RecentLatencies} on the virtual clock.
+	 * @param scenario what is simulated
+	 * @param policy the client's policy
+	 * @param seed seeds the arrivals and the answer times
+	 * @return the run's figures and calls
+	 */
+	public static Trace trace(Scenario scenario, BackoffPolicy policy, long seed) {
+		return new Run(scenario, policy, seed, null).simulate();
+	}
+
 	/** The state of one run. */
 	private static final class Run implements BackoffListener {
 
@@ -149,6 +186,8 @@ public final class HedgingModel {
 		private final VirtualScheduler scheduler = new VirtualScheduler();
 
 		private final BackoffExecutor executor;
+
+		private final @Nullable Latencies latencies;
 
 		private final SplittableRandom arrivals;
 
@@ -185,6 +224,8 @@ public final class HedgingModel {
 					throw new IllegalStateException("The non-blocking executor must never sleep");
 				})
 				.build();
+			double percentile = policy.getHedging().getPercentile();
+			this.latencies = (percentile > 0) ? new RecentLatencies(percentile, this.scheduler::nanoTime) : null;
 			this.latencyMs = new double[scenario.calls()];
 			this.copyMs = new double[scenario.calls() * TRACED_COPIES];
 			Arrays.fill(this.copyMs, Double.NaN);
@@ -216,8 +257,10 @@ public final class HedgingModel {
 			SplittableRandom random = new SplittableRandom(this.callSeeds.nextLong());
 			int[] sent = new int[1];
 			long start = this.scheduler.nanoTime();
-			this.executor.executeAsync(this.policy, this.budget, this, () -> {
-				double answerMs = this.scenario.service().draw(random);
+			double drift = (index >= this.scenario.calls() / 2) ? this.scenario.drift() : 1;
+			BackoffCall backoffCall = this.executor.start(this.policy, this.budget, this, null);
+			this.executor.executeAsync(backoffCall, this.latencies, () -> {
+				double answerMs = this.scenario.service().draw(random) * drift;
 				if (sent[0] < TRACED_COPIES) {
 					this.copyMs[index * TRACED_COPIES + sent[0]] = answerMs;
 				}

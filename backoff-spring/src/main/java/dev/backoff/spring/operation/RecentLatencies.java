@@ -17,8 +17,10 @@ import org.jspecify.annotations.Nullable;
  * the one behind a timer's published percentiles, over the last 40 to 60 seconds. The fixed
  * {@code hedge-delay} applies until the method has answered {@value #WARM_UP} times, and while
  * it has not answered within the window. Timed by the executor's clock, so that tests drive it.
+ * Spring keeps one per hedged method; public for {@code executeAsync(call, latencies, ...)}
+ * outside Spring's methods (the hedging simulation uses it).
  */
-final class RecentLatencies implements Latencies {
+public final class RecentLatencies implements Latencies {
 
 	/** Answers before the percentile is trusted: with fewer, p95 is the noise of the slowest few. */
 	static final int WARM_UP = 100;
@@ -43,7 +45,11 @@ final class RecentLatencies implements Latencies {
 
 	private @Nullable Duration read;
 
-	RecentLatencies(double percentile, NanoClock clock) {
+	/**
+	 * @param percentile the percentile that the hedge delay is, 95 for p95
+	 * @param clock the executor's clock ({@code BackoffExecutor.getClock()}): it times the answers
+	 */
+	public RecentLatencies(double percentile, NanoClock clock) {
 		this.percentile = percentile;
 		this.clock = clock;
 		DistributionStatisticConfig config = DistributionStatisticConfig.builder()
@@ -59,7 +65,7 @@ final class RecentLatencies implements Latencies {
 	}
 
 	/** @return the percentile these times give, 95 for p95 */
-	double percentile() {
+	public double percentile() {
 		return this.percentile;
 	}
 

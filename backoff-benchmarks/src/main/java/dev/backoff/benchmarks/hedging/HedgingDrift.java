@@ -1,0 +1,109 @@
+package dev.backoff.benchmarks.hedging;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import dev.backoff.BackoffPolicy;
+import dev.backoff.benchmarks.hedging.HedgingModel.Scenario;
+import dev.backoff.benchmarks.hedging.HedgingModel.Trace;
+import dev.backoff.benchmarks.simulation.Statistics;
+
+/**
+ * A fixed hedge delay against one that follows the method's own latency
+ * ({@code hedge-percentile}) when the service slows down: {@link HedgingModel}'s default
+ * service, {@value #CALLS} calls at 1,000 a second, every answer {@value #DRIFT} times slower
+ * from the middle call on, 100 seconds in.
+ * The fixed delay is the service's p95 before it slowed; the learned one starts from it (its
+ * {@code hedge-delay}) and then takes the p95 of the answers, in Spring's own
+ * {@code RecentLatencies} on the model's virtual clock. Prints the table of docs/hedging.md.
+ *
+ * The calls after the slowdown are told apart: those of its first minute, while the learned
+ * delay's window still holds answers from before, and those after.
+ *
+ * <p>Argument, optional: the calls (default {@value #CALLS}). Seed 0: the output is
+ * reproducible, and the three policies meet the same arrivals and answer times.
+ */
+public final class HedgingDrift {
+
+	/** How many times slower the service answers in the second half. */
+	static final int DRIFT = 3;
+
+	/** The calls of the docs' run: 200 seconds, a minute and more after the slowdown. */
+	static final int CALLS = 200_000;
+
+	private HedgingDrift() {
+	}
+
+	public static void main(String[] args) {
+		int calls = (args.length > 0) ? Integer.parseInt(args[0]) : CALLS;
+		System.out.println(table(scenario(calls), run(scenario(calls))));
+	}
+
+	static Scenario scenario(int calls) {
+		return Scenario.defaults().withCalls(calls).withDrift(DRIFT);
+	}
+
+	/**
+	 * One policy's figures.
+	 * @param label the policy, as the table names it
+	 * @param before the calls before the service slowed
+	 * @param firstMinute the calls of the first minute after
+	 * @param later the calls after that
+	 */
+	record Row(String label, Part before, Part firstMinute, Part later) {
+	}
+
+	/**
+	 * @param extraRequests the requests beyond one per call, as a share of the calls
+	 * @param p50Ms the calls' median latency
+	 * @param p999Ms their 99.9th percentile
+	 */
+	record Part(double extraRequests, double p50Ms, double p999Ms) {
+	}
+
+	static List<Row> run(Scenario scenario) {
+		Duration p95 = scenario.delayAt(95);
+		BackoffPolicy none = BackoffPolicy.builder().maxAttempts(scenario.maxAttempts()).build();
+		BackoffPolicy fixed = none.toBuilder().hedgeDelay(p95).maxHedges(1).build();
+		BackoffPolicy learned = fixed.toBuilder().hedgePercentile(95.0).build();
+		return List.of(row("no hedging", none, scenario), row("hedge-delay: " + p95.toMillis() + "ms", fixed, scenario),
+				row("hedge-percentile: 95", learned, scenario));
+	}
+
+	private static Row row(String label, BackoffPolicy policy, Scenario scenario) {
+		Trace trace = HedgingModel.trace(scenario, policy, 0);
+		int middle = scenario.calls() / 2;
+		int minute = Math.min(middle + (int) (60 * scenario.callsPerSecond()), scenario.calls());
+		return new Row(label, part(trace, 0, middle), part(trace, middle, minute),
+				part(trace, minute, scenario.calls()));
+	}
+
+	/** The calls {@code from} (inclusive) to {@code to}: their requests, from each call's traced copies. */
+	private static Part part(Trace trace, int from, int to) {
+		long requests = 0;
+		for (int i = from * HedgingModel.TRACED_COPIES; i < to * HedgingModel.TRACED_COPIES; i++) {
+			if (!Double.isNaN(trace.copyMs()[i])) {
+				requests++;
+			}
+		}
+		double[] latency = Arrays.copyOfRange(trace.latencyMs(), from, to);
+		return new Part((double) requests / (to - from) - 1, Statistics.quantile(latency, 0.5),
+				Statistics.quantile(latency, 0.999));
+	}
+
+	static String table(Scenario scenario, List<Row> rows) {
+		StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "| %,d calls, %d× slower from the middle one "
+				+ "| extra requests before | in the first minute after | later | p50 later | p99.9 later |%n",
+				scenario.calls(), DRIFT));
+		out.append("|---|---:|---:|---:|---:|---:|\n");
+		for (Row row : rows) {
+			out.append(String.format(Locale.ROOT, "| %s | %.1f %% | %.1f %% | %.1f %% | %.1f ms | %.0f ms |%n",
+					row.label(), 100 * row.before().extraRequests(), 100 * row.firstMinute().extraRequests(),
+					100 * row.later().extraRequests(), row.later().p50Ms(), row.later().p999Ms()));
+		}
+		return out.toString();
+	}
+
+}
