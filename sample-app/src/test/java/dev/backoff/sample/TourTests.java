@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -48,6 +50,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 		// Its own in-memory database, fresh as at a first start, beside the other test contexts'.
 		properties = "spring.datasource.url=jdbc:h2:mem:backoff-sample-tour;DB_CLOSE_DELAY=-1")
 @DirtiesContext
+// Beside the other classes (junit-platform.properties): its real waits leave the machine idle.
+@Execution(ExecutionMode.CONCURRENT)
 class TourTests {
 
 	private static final Pattern UUID = Pattern
