@@ -269,9 +269,9 @@ public final class BackoffExecutor {
 	 * without an attempt timeout. A timer that cannot be scheduled, or that the scheduler runs
 	 * as it shuts down, ends the call with {@link Outcome#INTERRUPTED}, as a wait would.
 	 *
-	 * <p>With {@link Hedging}, copies overlap: see {@link Hedging}. The copies still running
-	 * when one succeeds, or when the call is cancelled, are cancelled (their stages'
-	 * {@code toCompletableFuture().cancel(true)}): each was started for this call.
+	 * <p>With {@link Hedging}, copies overlap. The copies still running when one succeeds, or the call is
+	 * cancelled, are cancelled ({@code toCompletableFuture().cancel(true)}): each was started for this call.
+	 * A {@link Hedging#getPercentile() percentile} needs the method's {@link Latencies}: use the next form.
 	 * @param <T> the result type
 	 * @param policy the policy
 	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
