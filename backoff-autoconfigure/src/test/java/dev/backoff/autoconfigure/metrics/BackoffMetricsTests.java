@@ -17,6 +17,7 @@ import dev.backoff.Backoff;
 import dev.backoff.BackoffListener;
 import dev.backoff.Outcome;
 import dev.backoff.RecordingSleeper;
+import dev.backoff.RetryAfter;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.spring.metrics.BackoffMetrics;
@@ -25,6 +26,7 @@ import dev.backoff.spring.operation.BackoffOperationSource;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.logging.LoggingMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -230,6 +232,24 @@ class BackoffMetricsTests {
 	}
 
 	@Test
+	void recordsTheWaitsThatAServersRetryAfterHintSetApart() {
+		this.runner.run((context) -> {
+			Quotes quotes = context.getBean(Quotes.class);
+			quotes.script("hint 2s", "hint 10ms", "ok");
+			assertThat(quotes.fetch()).isEqualTo("ok");
+			// The server's 2s is longer than the policy's first 100ms; its 10ms is shorter than the second 200ms.
+			assertThat(context.getBean(RecordingSleeper.class).sleeps)
+				.containsExactly(Duration.ofSeconds(2), Duration.ofMillis(200));
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get(BackoffMetrics.DELAY).timer().count()).isEqualTo(2);
+			Timer retryAfter = registry.get(BackoffMetrics.RETRY_AFTER).tag("method", "Quotes.fetch").timer();
+			assertThat(retryAfter.count()).isOne();
+			assertThat(retryAfter.max(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(2.0);
+			assertThat(meters(registry)).contains("backoff.retry.after");
+		});
+	}
+
+	@Test
 	void countsAnExhaustedCallWithItsAttempts() {
 		this.runner.run((context) -> {
 			Quotes quotes = context.getBean(Quotes.class);
@@ -388,6 +408,23 @@ class BackoffMetricsTests {
 
 	}
 
+	/** A failure whose server asked to wait: its {@code Retry-After}. */
+	static class Throttled extends RuntimeException implements RetryAfter {
+
+		private final Duration hint;
+
+		Throttled(Duration hint) {
+			super("throttled");
+			this.hint = hint;
+		}
+
+		@Override
+		public Duration getRetryAfter() {
+			return this.hint;
+		}
+
+	}
+
 	/** Plays a script of attempt results: "ok", or a failure kind. */
 	static class Quotes {
 
@@ -405,6 +442,8 @@ class BackoffMetricsTests {
 				case "io" -> throw new UncheckedIOException(new IOException("secret-token-123"));
 				case "state" -> throw new IllegalStateException("secret-token-456");
 				case "error" -> throw new AssertionError("secret-token-789");
+				case "hint 2s" -> throw new Throttled(Duration.ofSeconds(2));
+				case "hint 10ms" -> throw new Throttled(Duration.ofMillis(10));
 				default -> {
 					return step;
 				}

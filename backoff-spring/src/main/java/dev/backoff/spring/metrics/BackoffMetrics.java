@@ -35,6 +35,8 @@ import org.jspecify.annotations.Nullable;
  * <li>{@value #RETRIES} (counter: policy, method, exception): retries, by the failure that
  * caused them ({@code none} when a result asked for the retry).</li>
  * <li>{@value #DELAY} (timer: policy, method): every wait actually scheduled.</li>
+ * <li>{@value #RETRY_AFTER} (timer: policy, method): the waits that a server's hint
+ * ({@code Retry-After}) set, being longer than the policy's own delay.</li>
  * <li>{@value #ATTEMPTS} (distribution summary: policy, method, outcome): attempts per call,
  * for every outcome but {@code success}, which is one attempt unless hedges were sent.</li>
  * <li>{@value #HEDGES} (counter: policy, method, event): copies of hedged calls sent, won,
@@ -62,6 +64,9 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 	/** Waits actually scheduled. */
 	public static final String DELAY = "backoff.delay";
+
+	/** The waits that a server's {@code Retry-After} hint set. */
+	public static final String RETRY_AFTER = "backoff.retry.after";
 
 	/** Attempts per call. */
 	public static final String ATTEMPTS = "backoff.attempts";
@@ -168,6 +173,8 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		private @Nullable Timer delay;
 
+		private @Nullable Timer retryAfter;
+
 		private @Nullable Map<String, Counter> retries;
 
 		private @Nullable Counter resultRetries;
@@ -200,6 +207,20 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
 			delay().record(delay);
 			retries(failure).increment();
+			if (failure != null && delay.equals(hint(failure))) {
+				retryAfter().record(delay);
+			}
+		}
+
+		/** The failure's hint as the policy reads it: the wait is the hint's when they are equal. */
+		private @Nullable Duration hint(Throwable failure) {
+			try {
+				return this.operation.getPolicy().getRules().retryAfter(failure);
+			}
+			catch (RuntimeException ex) {
+				// The call already read it; should the source throw now, the wait is counted as the policy's.
+				return null;
+			}
 		}
 
 		@Override
@@ -299,6 +320,18 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 				this.delay = delay;
 			}
 			return delay;
+		}
+
+		private Timer retryAfter() {
+			Timer retryAfter = this.retryAfter;
+			if (retryAfter == null) {
+				retryAfter = Timer.builder(RETRY_AFTER)
+					.description("Waits before retries that a server's Retry-After hint set, under a Backoff policy")
+					.tags(tags())
+					.register(this.metrics.registry);
+				this.retryAfter = retryAfter;
+			}
+			return retryAfter;
 		}
 
 		private Counter retries(@Nullable Throwable failure) {
