@@ -44,15 +44,10 @@ public final class BackoffCall {
 	}
 
 	private final BackoffPolicy policy;
-
 	private final @Nullable RetryBudget budget;
-
 	private final BackoffListener listener;
-
 	private final NanoClock clock;
-
 	private final RandomSource randomSource;
-
 	private final long startNanos;
 
 	/** The policy of the retrying call this one runs inside, or {@code null}: see {@link Nested}. */
@@ -233,6 +228,7 @@ public final class BackoffCall {
 			return stop(Outcome.BUDGET_EXHAUSTED);
 		}
 		long delay = delays().nextNanos(throttled);
+		boolean hinted = false;
 		if (failure != null) {
 			long hint = RuleCalls.retryAfterNanos(rules, failure);
 			if (hint > this.policy.maxRetryAfterNanos()) {
@@ -240,6 +236,7 @@ public final class BackoffCall {
 				// rather than sleep in vain and fail anyway.
 				return stop(Outcome.TIMED_OUT);
 			}
+			hinted = hint > delay;
 			delay = Math.max(delay, hint);
 		}
 		Duration maxElapsed = rules.getMaxElapsed();
@@ -254,6 +251,9 @@ public final class BackoffCall {
 			remember(failure);
 		}
 		Duration wait = Duration.ofNanos(delay);
+		if (hinted) {
+			ListenerCalls.retryAfter(this.listener, this.attempts, wait);
+		}
 		ListenerCalls.retryScheduled(this.listener, this.attempts, wait, failure);
 		return wait;
 	}

@@ -31,6 +31,15 @@ public interface BackoffListener {
 	}
 
 	/**
+	 * The wait after attempt {@code attempt} is the server's hint ({@link RetryAfter}), being
+	 * longer than the policy's own delay; {@link #onRetryScheduled} follows with the same wait.
+	 * @param attempt the number of the attempt that failed, from 1
+	 * @param hint the wait the server asked for
+	 */
+	default void onRetryAfter(int attempt, Duration hint) {
+	}
+
+	/**
 	 * The call succeeded.
 	 * @param outcome {@link Outcome#SUCCESS} or {@link Outcome#SUCCESS_AFTER_RETRY}
 	 * @param attempts the number of attempts made

@@ -49,6 +49,13 @@ final class CompositeListener implements BackoffListener {
 	}
 
 	@Override
+	public void onRetryAfter(int attempt, Duration hint) {
+		for (BackoffListener listener : this.all) {
+			ListenerCalls.retryAfter(listener, attempt, hint);
+		}
+	}
+
+	@Override
 	public void onSuccess(Outcome outcome, int attempts) {
 		BackoffListener only = this.onlySuccess;
 		if (only != null) {

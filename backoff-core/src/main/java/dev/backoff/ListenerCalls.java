@@ -32,6 +32,15 @@ final class ListenerCalls {
 		}
 	}
 
+	static void retryAfter(BackoffListener listener, int attempt, Duration hint) {
+		try {
+			listener.onRetryAfter(attempt, hint);
+		}
+		catch (Throwable ex) {
+			failed(listener, "onRetryAfter", ex);
+		}
+	}
+
 	static void success(BackoffListener listener, Outcome outcome, int attempts) {
 		try {
 			listener.onSuccess(outcome, attempts);

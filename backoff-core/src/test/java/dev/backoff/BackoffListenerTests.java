@@ -42,11 +42,13 @@ class BackoffListenerTests {
 	void compositeCallsEveryListenerInOrderForEveryEvent() {
 		BackoffListener composite = BackoffListener.composite(List.of(named("a"), named("b")));
 		IOException failure = new IOException("x");
+		composite.onRetryAfter(2, Duration.ofSeconds(1));
 		composite.onRetryScheduled(2, Duration.ofMillis(5), failure);
+		composite.onHedge(HedgeEvent.SENT, 2);
 		composite.onSuccess(Outcome.SUCCESS_AFTER_RETRY, 3);
 		composite.onFailure(Outcome.TIMED_OUT, 4, failure);
-		assertThat(this.calls).containsExactly("a retry 2 PT0.005S x", "b retry 2 PT0.005S x",
-				"a success success_after_retry 3", "b success success_after_retry 3", "a failure timed_out 4 x",
+		assertThat(this.calls).containsExactly("a retry-after 2 PT1S", "b retry-after 2 PT1S", "a retry 2 PT0.005S x",
+				"b retry 2 PT0.005S x", "a hedge sent 2", "b hedge sent 2", "a success success_after_retry 3", "b success success_after_retry 3", "a failure timed_out 4 x",
 				"b failure timed_out 4 x");
 	}
 
@@ -108,6 +110,16 @@ class BackoffListenerTests {
 			@Override
 			public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
 				BackoffListenerTests.this.calls.add(name + " retry " + attempt + " " + delay + " " + message(failure));
+			}
+
+			@Override
+			public void onRetryAfter(int attempt, Duration hint) {
+				BackoffListenerTests.this.calls.add(name + " retry-after " + attempt + " " + hint);
+			}
+
+			@Override
+			public void onHedge(HedgeEvent event, int attempt) {
+				BackoffListenerTests.this.calls.add(name + " hedge " + event.tagValue() + " " + attempt);
 			}
 
 			@Override

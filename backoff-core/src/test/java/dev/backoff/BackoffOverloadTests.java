@@ -8,6 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.RecordingListener.Failure;
+import dev.backoff.RecordingListener.RetryAfterHint;
+import dev.backoff.RecordingListener.RetryScheduled;
+import dev.backoff.RecordingListener.Success;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -127,6 +130,19 @@ class BackoffOverloadTests {
 		ScriptedTask<String> task = ScriptedTask.of(new Throttled(Duration.ofMillis(10)), "ok");
 		this.executor.call(TestPolicies.doublingFrom100ms(3), task.callable());
 		assertThat(this.sleeper.sleeps()).containsExactly(Duration.ofMillis(100));
+		assertThat(this.listener.events()).noneMatch(RetryAfterHint.class::isInstance);
+	}
+
+	@Test
+	void theListenerHearsWhichWaitsAServersHintSetJustBeforeTheRetryIsScheduled() throws Exception {
+		Throttled first = new Throttled(Duration.ofSeconds(2));
+		Throttled second = new Throttled(Duration.ofMillis(10));
+		ScriptedTask<String> task = ScriptedTask.of(first, second, "ok");
+		this.executor.call(TestPolicies.doublingFrom100ms(3), task.callable());
+		// 2s is longer than the first 100ms; 10ms is shorter than the second 200ms.
+		assertThat(this.listener.events()).containsExactly(new RetryAfterHint(1, Duration.ofSeconds(2)),
+				new RetryScheduled(1, Duration.ofSeconds(2), first), new RetryScheduled(2, Duration.ofMillis(200), second),
+				new Success(Outcome.SUCCESS_AFTER_RETRY, 3));
 	}
 
 	@Test

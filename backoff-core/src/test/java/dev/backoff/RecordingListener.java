@@ -22,6 +22,11 @@ public class RecordingListener implements BackoffListener {
 	}
 
 	@Override
+	public void onRetryAfter(int attempt, Duration hint) {
+		this.events.add(new RetryAfterHint(attempt, hint));
+	}
+
+	@Override
 	public void onSuccess(Outcome outcome, int attempts) {
 		this.events.add(new Success(outcome, attempts));
 	}
@@ -53,11 +58,16 @@ public class RecordingListener implements BackoffListener {
 		return this.events.stream().filter((event) -> event instanceof Success || event instanceof Failure).toList();
 	}
 
-	public sealed interface Event permits RetryScheduled, Success, Failure, Hedge {
+	public sealed interface Event permits RetryScheduled, RetryAfterHint, Success, Failure, Hedge {
 
 	}
 
 	public record RetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) implements Event {
+
+	}
+
+	/** The wait after {@code attempt} is the server's {@code hint}. */
+	public record RetryAfterHint(int attempt, Duration hint) implements Event {
 
 	}
 

@@ -207,20 +207,11 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		public void onRetryScheduled(int attempt, Duration delay, @Nullable Throwable failure) {
 			delay().record(delay);
 			retries(failure).increment();
-			if (failure != null && delay.equals(hint(failure))) {
-				retryAfter().record(delay);
-			}
 		}
 
-		/** The failure's hint as the policy reads it: the wait is the hint's when they are equal. */
-		private @Nullable Duration hint(Throwable failure) {
-			try {
-				return this.operation.getPolicy().getRules().retryAfter(failure);
-			}
-			catch (RuntimeException ex) {
-				// The call already read it; should the source throw now, the wait is counted as the policy's.
-				return null;
-			}
+		@Override
+		public void onRetryAfter(int attempt, Duration hint) {
+			retryAfter().record(hint);
 		}
 
 		@Override
