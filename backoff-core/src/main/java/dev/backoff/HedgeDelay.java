@@ -46,8 +46,9 @@ final class HedgeDelay {
 		try {
 			recent = latencies.percentile(this.percentile);
 		}
-		catch (RuntimeException ex) {
+		catch (Throwable ex) {
 			// Nothing that keeps the times may change the call: it waits the fixed delay.
+			ListenerCalls.failed(latencies, "Latencies", "percentile", ex);
 			recent = null;
 		}
 		return (recent != null && !recent.isNegative() && !recent.isZero()) ? recent.toNanos() : this.fixedNanos;
@@ -60,8 +61,9 @@ final class HedgeDelay {
 			try {
 				latencies.record(this.clock.nanoTime() - this.roundStart);
 			}
-			catch (RuntimeException ex) {
+			catch (Throwable ex) {
 				// Nothing that keeps the times may change the call's result.
+				ListenerCalls.failed(latencies, "Latencies", "record", ex);
 			}
 		}
 	}

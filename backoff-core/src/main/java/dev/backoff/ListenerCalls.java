@@ -18,7 +18,7 @@ final class ListenerCalls {
 	private static final System.Logger logger = System.getLogger("dev.backoff");
 
 	/** The listeners already reported: weakly held, so that a discarded listener is not pinned. */
-	private static final Map<BackoffListener, Boolean> reported = Collections.synchronizedMap(new WeakHashMap<>());
+	private static final Map<Object, Boolean> reported = Collections.synchronizedMap(new WeakHashMap<>());
 
 	private ListenerCalls() {
 	}
@@ -69,12 +69,20 @@ final class ListenerCalls {
 	}
 
 	static void failed(BackoffListener listener, String event, Throwable ex) {
+		failed(listener, "BackoffListener", event, ex);
+	}
+
+	/**
+	 * Reports, once per {@code watcher}, that something beside the call (a listener, a
+	 * method's {@link Latencies}) threw: the call goes on unchanged.
+	 */
+	static void failed(Object watcher, String kind, String event, Throwable ex) {
 		if (ex instanceof VirtualMachineError error) {
 			throw error;
 		}
-		if (reported.putIfAbsent(listener, Boolean.TRUE) == null) {
-			logger.log(System.Logger.Level.WARNING, "BackoffListener " + listener.getClass().getName() + " threw from "
-					+ event + "; the call goes on unchanged, and further failures of this listener are not logged", ex);
+		if (reported.putIfAbsent(watcher, Boolean.TRUE) == null) {
+			logger.log(System.Logger.Level.WARNING, kind + " " + watcher.getClass().getName() + " threw from " + event
+					+ "; the call goes on unchanged, and further failures of it are not logged", ex);
 		}
 	}
 

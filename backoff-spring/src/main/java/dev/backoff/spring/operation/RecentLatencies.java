@@ -69,8 +69,17 @@ public final class RecentLatencies implements Latencies {
 		return this.percentile;
 	}
 
+	/**
+	 * @param percentile the one these times were made for ({@link #percentile()})
+	 * @throws IllegalArgumentException for another: a histogram reads only the percentile it
+	 * was configured with
+	 */
 	@Override
 	public @Nullable Duration percentile(double percentile) {
+		if (percentile != this.percentile) {
+			throw new IllegalArgumentException("These answer times give p" + this.percentile + ", not p" + percentile
+					+ ": make a RecentLatencies for each percentile");
+		}
 		if (this.answers.sum() < WARM_UP) {
 			return null;
 		}
