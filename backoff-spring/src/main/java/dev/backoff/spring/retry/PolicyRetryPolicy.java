@@ -20,9 +20,11 @@ import org.springframework.util.backoff.BackOffExecution;
  * <p>{@code RetryTemplate} tells a policy neither the call it serves nor how the call ended;
  * the cycle started by {@link #getBackOff()} is kept for the calling thread, on which the
  * template runs the whole call, and {@link #listener()}, registered on the template, reports
- * its end to the meters. Without it (Spring AMQP's listener retry has no place for it), a
- * cycle that ended in a success is counted as one when the thread starts its next cycle; not
- * under a stateful user, whose cycles interleave on a thread (its successes are not counted).
+ * its end to the meters, and each call that succeeded at its first attempt, which started no
+ * cycle ({@code success}, and the budget's share back). Without it (Spring AMQP's listener retry
+ * has no place for it), a cycle that ended in a success is counted as one when the thread starts
+ * its next cycle; not under a stateful user, whose cycles interleave on a thread (its successes
+ * are not counted); and no first-attempt success is seen, so the budget only drains.
  */
 public final class PolicyRetryPolicy implements RetryPolicy {
 
@@ -118,6 +120,10 @@ public final class PolicyRetryPolicy implements RetryPolicy {
 
 			@Override
 			public void onRetryableExecution(RetryPolicy policy, Retryable<?> retryable, RetryState state) {
+				// A success at the first attempt starts no cycle: only this tells of it, and the budget needs its share.
+				if (state.isSuccessful() && state.getExceptions().isEmpty()) {
+					PolicyRetryPolicy.this.backOff.succeededAtOnce();
+				}
 			}
 
 		};

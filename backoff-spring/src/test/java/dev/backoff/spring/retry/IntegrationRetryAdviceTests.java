@@ -95,6 +95,30 @@ class IntegrationRetryAdviceTests {
 				"failure budget_exhausted after 1 MessagingException");
 	}
 
+	@Test
+	void messagesThatSucceedAtOnceRefillTheBudgetAndAreCounted() {
+		// Ten tokens, a tenth of one back per success, retries while more than five are left.
+		PolicySettings payments = policy(3);
+		payments.getBudget().setMaxTokens(10.0);
+		Payments service = new Payments(Integer.MAX_VALUE);
+		AbstractReplyProducingMessageHandler handler = handler(service, retries(payments));
+		for (String order : List.of("order-1", "order-2")) {
+			assertThatExceptionOfType(MessagingException.class)
+				.isThrownBy(() -> handler.handleMessage(MessageBuilder.withPayload(order).build()));
+		}
+		// Five tokens are left: one more failure would not be retried.
+		assertThat(this.log.events).endsWith("failure budget_exhausted after 2 MessagingException");
+		service.failures = 0;
+		for (int i = 0; i < 20; i++) {
+			handler.handleMessage(MessageBuilder.withPayload("order-" + (i + 3)).build());
+		}
+		assertThat(this.log.events.stream().filter("success success after 1"::equals)).hasSize(20);
+		// Twenty successes gave two tokens back: a failure now is retried.
+		service.failures = service.calls.get() + 1;
+		handler.handleMessage(MessageBuilder.withPayload("order-23").build());
+		assertThat(this.log.events).endsWith("retry 1 MessagingException", "success success_after_retry after 2");
+	}
+
 	private static AbstractReplyProducingMessageHandler handler(Payments payments, BackoffRetries retries) {
 		// As docs/messaging.md shows it.
 		PolicyRetryPolicy policy = retries.retryPolicy("payments", "payments-handler");
@@ -139,7 +163,7 @@ class IntegrationRetryAdviceTests {
 
 		final AtomicInteger calls = new AtomicInteger();
 
-		private final int failures;
+		int failures;
 
 		Payments(int failures) {
 			this.failures = failures;
