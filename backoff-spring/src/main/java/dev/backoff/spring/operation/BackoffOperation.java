@@ -89,11 +89,11 @@ public final class BackoffOperation {
 				listeners, observer);
 	}
 
-	/** An HTTP client's operation: no method, a name for one. */
-	BackoffOperation(String policyName, String name, State state, Invoker invoker, BackoffExecutor executor,
-			ScheduledExecutorService scheduler, Function<BackoffOperation, BackoffListener> listeners,
-			@Nullable CallObserver observer) {
-		this(policyName, null, null, name, state, null, null, invoker, null, executor, scheduler, listeners,
+	/** An HTTP client's or a message listener's operation: no method, a name for one. */
+	BackoffOperation(String policyName, String name, State state, @Nullable PolicySettings annotated, Invoker invoker,
+			BackoffExecutor executor, ScheduledExecutorService scheduler,
+			Function<BackoffOperation, BackoffListener> listeners, @Nullable CallObserver observer) {
+		this(policyName, null, null, name, state, annotated, null, invoker, null, executor, scheduler, listeners,
 				observer);
 	}
 

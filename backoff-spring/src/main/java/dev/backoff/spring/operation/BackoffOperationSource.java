@@ -209,9 +209,30 @@ public class BackoffOperationSource {
 				Invoker shaped = ReturnShape.of(Returned.of(returnType), where);
 				Invoker invoker = hedgeable ? shaped : Invoker.withoutHedges(shaped);
 				return new BackoffOperation(policyName, name,
-						this.changes.state(this.policies.snapshot(), policyName, null, null, where, invoker),
+						this.changes.state(this.policies.snapshot(), policyName, null, null, where, invoker), null,
 						invoker, this.executor, this.scheduler, this.listeners, this.observer);
 			});
+		}
+	}
+
+	/**
+	 * The operation of a message listener whose container redelivers its failed records, under
+	 * the listener method's {@code @Backoff}: the policy it names (or {@value BackoffPolicies#DEFAULTS})
+	 * with the annotation's settings over it, as for a method, and after every change of the policy.
+	 * @param backoff the listener method's annotation
+	 * @param name the {@code method} tag and key: the listener's id
+	 * @param where the listener, for errors, such as {@code " on Orders.onOrder"}
+	 * @return the operation; the same for the same name
+	 * @throws BackoffConfigurationException naming the attribute and the listener
+	 */
+	public BackoffOperation getOperation(Backoff backoff, String name, String where) {
+		synchronized (this.changes) {
+			String policyName = existingPolicy(backoff, where, this.policies.snapshot());
+			PolicySettings settings = this.annotations.settings(backoff, where);
+			Invoker invoker = ReturnShape.of(Returned.of(Void.class), where);
+			return this.clients.computeIfAbsent(List.of(name, Void.class), (absent) -> new BackoffOperation(policyName,
+					name, this.changes.state(this.policies.snapshot(), policyName, settings, null, where, invoker),
+					settings, invoker, this.executor, this.scheduler, this.listeners, this.observer));
 		}
 	}
 
@@ -332,18 +353,8 @@ public class BackoffOperationSource {
 
 	private BackoffOperation create(Backoff backoff, Method method, Class<?> targetClass) {
 		String where = " on " + targetClass.getSimpleName() + "." + method.getName();
-		String policyName = this.annotations.policyName(backoff, where);
 		PolicySnapshot policies = this.policies.snapshot();
-		if (policies.get(policyName) == null) {
-			Set<String> names = policies.getNames();
-			throw new BackoffConfigurationException("@Backoff(" + this.annotations.policyAttribute(backoff, where) + ")"
-					+ where, policyName,
-					"must name a policy under backoff.policies ("
-							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
-							+ ")",
-					"Add backoff.policies." + policyName + " to the configuration"
-							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
-		}
+		String policyName = existingPolicy(backoff, where, policies);
 		Invoker invoker = ReturnShape.of(Returned.of(method), where);
 		PolicySettings settings = this.annotations.settings(backoff, where);
 		String retryIf = this.annotations.resolve("retryIf", backoff.retryIf(), where);
@@ -355,6 +366,22 @@ public class BackoffOperationSource {
 				targetClass, where, invoker);
 		return new BackoffOperation(policyName, method, targetClass, state, settings, retryIfResult, invoker, fallback,
 				this.executor, this.scheduler, this.listeners, this.observer);
+	}
+
+	/** @return the policy the annotation names, which must exist */
+	private String existingPolicy(Backoff backoff, String where, PolicySnapshot policies) {
+		String policyName = this.annotations.policyName(backoff, where);
+		if (policies.get(policyName) == null) {
+			Set<String> names = policies.getNames();
+			throw new BackoffConfigurationException("@Backoff(" + this.annotations.policyAttribute(backoff, where) + ")"
+					+ where, policyName,
+					"must name a policy under backoff.policies ("
+							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
+							+ ")",
+					"Add backoff.policies." + policyName + " to the configuration"
+							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
+		}
+		return policyName;
 	}
 
 	private Predicate<@Nullable Object> retryIf(String text, Method method, Invoker invoker, String where) {

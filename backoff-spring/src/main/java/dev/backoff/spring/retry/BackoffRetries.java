@@ -3,8 +3,10 @@ package dev.backoff.spring.retry;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.backoff.Backoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
 
 /**
@@ -38,6 +40,24 @@ public class BackoffRetries {
 			throw new IllegalArgumentException("'" + name + "' reports the retries of policy '"
 					+ backOff.getOperation().getPolicyName() + "' already; give the retries of '" + policy
 					+ "' a name of their own");
+		}
+		return backOff;
+	}
+
+	/**
+	 * @param backoff the {@code @Backoff} of a listener method: its policy, and its settings over it
+	 * @param name what the retries are reported as: the listener's id
+	 * @param where the listener, for errors, such as {@code " on Orders.onOrder (listener orders)"}
+	 * @return the annotated policy as Spring's {@code BackOff}; the same instance for the same name
+	 * @throws BackoffConfigurationException naming the attribute and the listener
+	 */
+	public PolicyBackOff backOff(Backoff backoff, String name, String where) {
+		BackoffOperation operation = this.operations.getOperation(backoff, name, where);
+		PolicyBackOff backOff = this.backOffs.computeIfAbsent(name, (key) -> new PolicyBackOff(operation));
+		if (backOff.getOperation() != operation) {
+			throw new IllegalArgumentException("'" + name + "' reports the retries of policy '"
+					+ backOff.getOperation().getPolicyName() + "' already; give the retries" + where
+					+ " a name of their own");
 		}
 		return backOff;
 	}
