@@ -5,14 +5,14 @@ import dev.backoff.autoconfigure.BackoffProperties;
 import dev.backoff.spring.kafka.KafkaListenerPolicies;
 import dev.backoff.spring.retry.BackoffRetries;
 
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 
@@ -31,11 +31,12 @@ public final class BackoffKafkaAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	KafkaListenerPolicies backoffKafkaListenerPolicies(BackoffRetries retries,
-			BackoffProperties properties, ObjectProvider<ConsumerRecordRecoverer> recoverer, Environment environment,
-			ListableBeanFactory beanFactory) {
-		return new KafkaListenerPolicies(() -> beanFactory.getBean(KafkaListenerEndpointRegistry.class), retries, properties.getKafka().getListeners(),
-				recoverer.getIfUnique(), environment, beanFactory);
+	KafkaListenerPolicies backoffKafkaListenerPolicies(BackoffRetries retries, BackoffProperties properties,
+			ObjectProvider<ConsumerRecordRecoverer> recoverer, ConfigurableListableBeanFactory beanFactory) {
+		// Listener ids resolve as Spring Kafka resolves them: placeholders, then bean expressions.
+		return new KafkaListenerPolicies(() -> beanFactory.getBean(KafkaListenerEndpointRegistry.class), retries,
+				properties.getKafka().getListeners(), recoverer.getIfUnique(), new EmbeddedValueResolver(beanFactory),
+				beanFactory);
 	}
 
 }

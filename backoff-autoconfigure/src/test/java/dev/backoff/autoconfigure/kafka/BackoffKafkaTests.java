@@ -65,7 +65,8 @@ class BackoffKafkaTests {
 
 	private static EmbeddedKafkaKraftBroker broker;
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+	/** The auto-configurations, the policies and a dead-letter recoverer; each test adds its listeners. */
+	private final ApplicationContextRunner base = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class,
 				BackoffEndpointAutoConfiguration.class, KafkaAutoConfiguration.class, BackoffKafkaAutoConfiguration.class))
 		.withUserConfiguration(ListenersConfiguration.class)
@@ -73,12 +74,16 @@ class BackoffKafkaTests {
 				"management.endpoints.web.exposure.include=backoff",
 				"backoff.policies.orders.max-attempts=4", "backoff.policies.orders.base-delay=10ms",
 				"backoff.policies.orders.max-delay=40ms", "backoff.policies.tight.max-attempts=4",
-				"backoff.policies.tight.base-delay=10ms", "backoff.policies.tight.budget.max-tokens=4",
-				"backoff.kafka.listeners.never=orders", "backoff.kafka.listeners.outage=tight");
+				"backoff.policies.tight.base-delay=10ms", "backoff.policies.tight.budget.max-tokens=4");
+
+	private final ApplicationContextRunner runner = this.base.withBean(Listeners.class)
+		.withPropertyValues("backoff.kafka.listeners.never=orders", "backoff.kafka.listeners.outage=tight");
 
 	@BeforeAll
 	static void startBroker() {
-		broker = new EmbeddedKafkaKraftBroker(1, 1, "flaky", "never", "never-dlt", "outage", "outage-dlt");
+		broker = new EmbeddedKafkaKraftBroker(1, 1, "flaky", "never", "never-dlt", "outage", "outage-dlt", "annotated",
+				"annotated-dlt", "unnamed", "unnamed-dlt", "spel", "spel-dlt", "placeholder", "placeholder-dlt",
+				"restart", "batch");
 		broker.afterPropertiesSet();
 	}
 
@@ -152,7 +157,7 @@ class BackoffKafkaTests {
 		beans.registerBeanDefinition("topics", new RootBeanDefinition(RetryTopicListener.class));
 		KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new,
 				retries(), Map.of(), null,
-				new StandardEnvironment(), beans);
+				new StandardEnvironment()::resolvePlaceholders, beans);
 		policies.start();
 		assertThat(output).contains("@Backoff(\"orders\") on RetryTopicListener.onOrder is left aside: the listener is "
 				+ "a @RetryableTopic");
@@ -164,9 +169,124 @@ class BackoffKafkaTests {
 		beans.registerBeanDefinition("anonymous", new RootBeanDefinition(AnonymousListener.class));
 		KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new,
 				retries(), Map.of(), null,
-				new StandardEnvironment(), beans);
+				new StandardEnvironment()::resolvePlaceholders, beans);
 		assertThatExceptionOfType(BackoffConfigurationException.class).isThrownBy(policies::start)
 			.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("@KafkaListener(id) on AnonymousListener.onOrder"));
+	}
+
+	@Test
+	void backoffAttributesOnAListenerOverrideItsPolicyAndIdsMayBeExpressions() {
+		this.base.withBean(AttributeListeners.class)
+			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+					"backoff.defaults.max-attempts=2", "backoff.defaults.base-delay=1ms",
+					"listeners.placeholder-id=placeholderOrders", "listeners.placeholder-policy=orders")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				AttributeListeners listeners = context.getBean(AttributeListeners.class);
+				KafkaTemplate<Object, Object> template = context.getBean(KafkaTemplate.class);
+				for (String topic : List.of("annotated", "unnamed", "spel", "placeholder")) {
+					template.send(topic, "order");
+				}
+				assertThat(listeners.done.await(30, TimeUnit.SECONDS)).as("four records dead-lettered: %s",
+						listeners.deadLetters).isTrue();
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				// @Backoff(value = "orders", maxAttempts = "2"): two deliveries, not the policy's four.
+				assertThat(listeners.annotated).hasValue(2);
+				assertThat(count(meters, "backoff.calls", "annotated", "exhausted")).isEqualTo(1);
+				// @Backoff(maxAttempts = "3") without a name: the defaults (two attempts here) under the attribute.
+				assertThat(listeners.unnamed).hasValue(3);
+				assertThat(count(meters, "backoff.calls", "unnamed", "exhausted")).isEqualTo(1);
+				// Ids and the policy name as bean expressions and placeholders: the policy's four deliveries, then
+				// the application's recoverer, reported under the id Spring Kafka resolved.
+				assertThat(listeners.spel).hasValue(4);
+				assertThat(count(meters, "backoff.calls", "spelOrders", "exhausted")).isEqualTo(1);
+				assertThat(listeners.placeholder).hasValue(4);
+				assertThat(count(meters, "backoff.calls", "placeholderOrders", "exhausted")).isEqualTo(1);
+				assertThat(listeners.deadLetters).containsExactlyInAnyOrder("annotated:order", "unnamed:order",
+						"spel:order", "placeholder:order");
+				Map<String, BackoffEndpoint.PolicyDescriptor> listed = context.getBean(BackoffEndpoint.class)
+					.policies()
+					.policies();
+				assertThat(listed.get("orders").methods()).containsKeys("annotated", "spelOrders", "placeholderOrders");
+				assertThat(listed.get(BackoffPolicies.DEFAULTS).methods()).containsKeys("unnamed");
+			});
+	}
+
+	@Test
+	void aRestartedContextCountsEachRecordOnce() {
+		this.base.withBean(RestartListener.class)
+			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString())
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				context.stop();
+				context.start();
+				context.getBean(KafkaTemplate.class).send("restart", "order");
+				assertThat(context.getBean(RestartListener.class).done.await(30, TimeUnit.SECONDS)).isTrue();
+				// Stopping waits for the consumer, whose interceptors have then seen the record.
+				context.stop();
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(count(meters, "backoff.calls", "restart", "success")).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void backoffOnABatchListenerStopsStartUpNamingIt() {
+		this.base.withBean(BatchListener.class)
+			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString())
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOfSatisfying(BackoffConfigurationException.class, (ex) -> {
+					assertThat(ex.getProperty()).isEqualTo("@Backoff on BatchListener.onOrders");
+					assertThat(ex.getMessage()).contains("batch listener 'batch'");
+				}));
+	}
+
+	@Test
+	void aListenersKeyNamingABatchListenerStopsStartUp() {
+		this.base.withBean(PlainBatchListener.class)
+			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+					"backoff.kafka.listeners.plain-batch=orders")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOfSatisfying(BackoffConfigurationException.class,
+						(ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.kafka.listeners.plain-batch")));
+	}
+
+	@Test
+	void anAnnotatedListenerThatTheRegistryLacksStopsStartUpNamingIt() {
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerBeanDefinition("lonely", new RootBeanDefinition(LonelyListener.class));
+		KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new, retries(),
+				Map.of(), null, new StandardEnvironment()::resolvePlaceholders, beans);
+		assertThatExceptionOfType(BackoffConfigurationException.class).isThrownBy(policies::start)
+			.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("@KafkaListener(id) on LonelyListener.onOrder"))
+			.withMessageContaining("lonely-orders")
+			.withMessageContaining("must name a listener container of the registry");
+	}
+
+	@Test
+	void aFallbackOnAListenerStopsStartUpNamingTheListenerAndTheAttribute() {
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerBeanDefinition("fallback", new RootBeanDefinition(FallbackListener.class));
+		KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new, retries(),
+				Map.of(), null, new StandardEnvironment()::resolvePlaceholders, beans);
+		assertThatExceptionOfType(BackoffConfigurationException.class).isThrownBy(policies::start)
+			.satisfies((ex) -> assertThat(ex.getProperty())
+				.isEqualTo("@Backoff(fallback) on FallbackListener.onOrder (listener fallback-orders)"));
+	}
+
+	@Test
+	void aListenersKeyForAnAnnotatedListenerStopsStartUp() {
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerBeanDefinition("lonely", new RootBeanDefinition(LonelyListener.class));
+		KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new, retries(),
+				Map.of("lonely-orders", BackoffPolicies.DEFAULTS), null, new StandardEnvironment()::resolvePlaceholders,
+				beans);
+		assertThatExceptionOfType(BackoffConfigurationException.class).isThrownBy(policies::start)
+			.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.kafka.listeners.lonely-orders"))
+			.withMessageContaining("@Backoff on LonelyListener.onOrder gives a policy already");
 	}
 
 	/** Real retries over the defaults only: these listeners start no container. */
@@ -175,6 +295,108 @@ class BackoffKafkaTests {
 				BackoffPolicies.of(new BackoffSettings(), null, BackoffPolicy.defaults(), null),
 				BackoffExecutor.builder().build(), new ScheduledThreadPoolExecutor(1), List.of(), List.of(),
 				(value) -> value, null));
+	}
+
+	static class LonelyListener {
+
+		@KafkaListener(id = "lonely-orders", topics = "orders")
+		@Backoff
+		void onOrder(String order) {
+		}
+
+	}
+
+	static class FallbackListener {
+
+		@KafkaListener(id = "fallback-orders", topics = "orders")
+		@Backoff(fallback = "onOrderFailed")
+		void onOrder(String order) {
+		}
+
+		void onOrderFailed(String order, Exception failure) {
+		}
+
+	}
+
+	static class BatchListener {
+
+		@KafkaListener(id = "batch", topics = "batch", groupId = "batch", batch = "true")
+		@Backoff("orders")
+		public void onOrders(List<String> orders) {
+		}
+
+	}
+
+	static class PlainBatchListener {
+
+		@KafkaListener(id = "plain-batch", topics = "batch", groupId = "plain-batch", batch = "true")
+		public void onOrders(List<String> orders) {
+		}
+
+	}
+
+	static class RestartListener {
+
+		final CountDownLatch done = new CountDownLatch(1);
+
+		@KafkaListener(id = "restart", topics = "restart", groupId = "restart")
+		@Backoff("orders")
+		public void onOrder(String order) {
+			this.done.countDown();
+		}
+
+	}
+
+	static class AttributeListeners {
+
+		final AtomicInteger annotated = new AtomicInteger();
+
+		final AtomicInteger unnamed = new AtomicInteger();
+
+		final AtomicInteger spel = new AtomicInteger();
+
+		final AtomicInteger placeholder = new AtomicInteger();
+
+		final List<String> deadLetters = new CopyOnWriteArrayList<>();
+
+		final CountDownLatch done = new CountDownLatch(4);
+
+		@KafkaListener(id = "annotated", topics = "annotated", groupId = "annotated")
+		@Backoff(value = "orders", maxAttempts = "2")
+		public void annotated(String order) {
+			this.annotated.incrementAndGet();
+			throw new IllegalStateException("downstream unavailable");
+		}
+
+		@KafkaListener(id = "unnamed", topics = "unnamed", groupId = "unnamed")
+		@Backoff(maxAttempts = "3")
+		public void unnamed(String order) {
+			this.unnamed.incrementAndGet();
+			throw new IllegalStateException("downstream unavailable");
+		}
+
+		@KafkaListener(id = "#{'spel' + 'Orders'}", topics = "spel", groupId = "spel")
+		@Backoff("#{'ord' + 'ers'}")
+		public void spel(String order) {
+			this.spel.incrementAndGet();
+			throw new IllegalStateException("downstream unavailable");
+		}
+
+		@KafkaListener(id = "${listeners.placeholder-id}", topics = "placeholder", groupId = "placeholder")
+		@Backoff("${listeners.placeholder-policy}")
+		public void placeholder(String order) {
+			this.placeholder.incrementAndGet();
+			throw new IllegalStateException("downstream unavailable");
+		}
+
+		@KafkaListener(id = "attribute-dead-letters",
+				topics = { "annotated-dlt", "unnamed-dlt", "spel-dlt", "placeholder-dlt" },
+				groupId = "attribute-dead-letters")
+		public void deadLetter(String order, org.apache.kafka.clients.consumer.ConsumerRecord<?, ?> record) {
+			this.deadLetters.add(record.topic().replace("-dlt", "") + ":" + order);
+			this.done.countDown();
+		}
+
 	}
 
 	static class RetryTopicListener {
@@ -202,11 +424,6 @@ class BackoffKafkaTests {
 
 	@Configuration(proxyBeanMethods = false)
 	static class ListenersConfiguration {
-
-		@Bean
-		Listeners listeners() {
-			return new Listeners();
-		}
 
 		@Bean
 		MeterRegistry meterRegistry() {

@@ -2,7 +2,10 @@ package dev.backoff.spring.kafka;
 
 import java.lang.reflect.Method;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -12,6 +15,7 @@ import dev.backoff.Backoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.retry.BackoffRetries;
+import dev.backoff.spring.retry.PolicyBackOff;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -20,11 +24,11 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
-import org.springframework.core.env.PropertyResolver;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.RetryableTopic;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.MessageListenerContainer;
@@ -32,14 +36,18 @@ import org.springframework.kafka.listener.RecordInterceptor;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
 
 /**
  * Gives each Kafka listener that has a named policy its retries, before the containers start:
  * the policy named by {@code @Backoff} on its {@code @KafkaListener} method (which must have an
- * {@code id}) or by {@code backoff.kafka.listeners.<id>}. Such a listener's container gets an
- * error handler whose failed records follow the policy ({@link KafkaListenerRetries}), with the
- * application's recoverer, and a record interceptor beside its own; the other listeners keep
- * what the application gave them. A policy or listener id that does not exist stops start-up.
+ * {@code id}), with the annotation's settings over it, or by {@code backoff.kafka.listeners.<id>}.
+ * Such a listener's container gets an error handler whose failed records follow the policy
+ * ({@link KafkaListenerRetries}), with the application's recoverer, and a record interceptor
+ * beside its own, once: a restart of the context leaves them as they are. The other listeners
+ * keep what the application gave them. A policy or listener id that does not exist, an annotated
+ * listener without a container, a batch listener under a policy, and an attribute that has no
+ * place on a listener stop start-up, naming them.
  */
 public class KafkaListenerPolicies implements SmartLifecycle {
 
@@ -54,9 +62,13 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 
 	private final @Nullable ConsumerRecordRecoverer recoverer;
 
-	private final Map<String, String> annotated = new LinkedHashMap<>();
+	/** The annotated listeners, by id, once scanned. */
+	private @Nullable Map<String, Annotated> annotated;
 
-	private final PropertyResolver placeholders;
+	/** The containers given their retries already: a restart must not wrap them again. */
+	private final Set<MessageListenerContainer> wired = Collections.newSetFromMap(new IdentityHashMap<>());
+
+	private final StringValueResolver resolver;
 
 	private final ListableBeanFactory beanFactory;
 
@@ -67,22 +79,23 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 	 * @param retries the named policies as back-offs
 	 * @param configured policy by listener id, from {@code backoff.kafka.listeners}
 	 * @param recoverer what takes a record whose retries have ended, or {@code null} for Spring Kafka's default
-	 * @param placeholders resolves placeholders in a {@code @KafkaListener} id and a {@code @Backoff} name
+	 * @param resolver resolves a {@code @KafkaListener} id as Spring Kafka does: {@code ${…}}
+	 * placeholders, then {@code #{…}} bean expressions (an {@code EmbeddedValueResolver})
 	 * @param beanFactory the beans whose {@code @KafkaListener} methods may carry {@code @Backoff}
 	 */
 	public KafkaListenerPolicies(Supplier<KafkaListenerEndpointRegistry> registry, BackoffRetries retries,
-			Map<String, String> configured, @Nullable ConsumerRecordRecoverer recoverer, PropertyResolver placeholders,
+			Map<String, String> configured, @Nullable ConsumerRecordRecoverer recoverer, StringValueResolver resolver,
 			ListableBeanFactory beanFactory) {
 		this.registry = registry;
 		this.retries = retries;
 		this.configured = Map.copyOf(configured);
 		this.recoverer = recoverer;
-		this.placeholders = placeholders;
+		this.resolver = resolver;
 		this.beanFactory = beanFactory;
 	}
 
-	/** Notes the listener policies a bean class names with {@code @Backoff} on its {@code @KafkaListener} methods. */
-	private void scan(Class<?> type) {
+	/** Notes the listeners a bean class gives a policy with {@code @Backoff} on their {@code @KafkaListener} methods. */
+	private void scan(Class<?> type, Map<String, Annotated> annotated) {
 		if (!AnnotationUtils.isCandidateClass(type, KafkaListener.class)) {
 			return;
 		}
@@ -90,22 +103,48 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 			KafkaListener listener = AnnotatedElementUtils.findMergedAnnotation(method, KafkaListener.class);
 			Backoff backoff = AnnotatedElementUtils.findMergedAnnotation(method, Backoff.class);
 			if (listener != null && backoff != null) {
+				String name = type.getSimpleName() + "." + method.getName();
 				if (AnnotatedElementUtils.hasAnnotation(method, RetryableTopic.class)
 						|| AnnotatedElementUtils.hasAnnotation(type, RetryableTopic.class)) {
-					logger.warn("@Backoff(\"" + policy(backoff) + "\") on " + type.getSimpleName() + "." + method.getName()
-							+ " is left aside: the listener is a @RetryableTopic, whose retry topics take their delays once "
+					logger.warn("@Backoff(\"" + policy(backoff) + "\") on " + name + " is left aside: the listener is a "
+							+ "@RetryableTopic, whose retry topics take their delays once "
 							+ "at start-up and are named after them, so no jitter or budget can apply. Remove @RetryableTopic "
 							+ "to have the policy redeliver its failed records, or remove @Backoff and give @RetryableTopic "
 							+ "its own back-off.");
 					return;
 				}
-				this.annotated.put(id(listener, method), policy(backoff));
+				String id = id(listener, method);
+				String where = " on " + name + " (listener " + id + ")";
+				refuseMethodAttributes(backoff, where);
+				if (this.configured.containsKey(id)) {
+					throw new BackoffConfigurationException("backoff.kafka.listeners." + id, this.configured.get(id),
+							"must not name a listener that @Backoff on " + name + " gives a policy already",
+							"Keep one of the two: the key, or the annotation (whose name may be a ${…} placeholder).");
+				}
+				annotated.put(id, new Annotated(name, this.retries.backOff(backoff, id, where)));
 			}
 		});
 	}
 
+	/** {@code fallback} and {@code retryIf} are about a method's call; a listener's records have a recoverer. */
+	private static void refuseMethodAttributes(Backoff backoff, String where) {
+		if (StringUtils.hasText(backoff.fallback())) {
+			throw new BackoffConfigurationException("@Backoff(fallback)" + where, backoff.fallback(),
+					"has no place on a Kafka listener: a record whose retries have ended goes to the container's "
+							+ "recoverer, and nobody receives a fallback's result",
+					"Remove fallback, and define a ConsumerRecordRecoverer bean (a DeadLetterPublishingRecoverer, say).");
+		}
+		if (StringUtils.hasText(backoff.retryIf())) {
+			throw new BackoffConfigurationException("@Backoff(retryIf)" + where, backoff.retryIf(),
+					"has no place on a Kafka listener: the container redelivers a record when the listener fails, "
+							+ "never for what it returned",
+					"Remove retryIf; retryOn, abortOn or retryOnException choose the failures that are retried.");
+		}
+	}
+
+	/** The id as Spring Kafka resolves it: placeholders, then a bean expression. */
 	private String id(KafkaListener listener, Method method) {
-		String id = this.placeholders.resolvePlaceholders(listener.id());
+		String id = this.resolver.resolveStringValue(listener.id());
 		if (!StringUtils.hasText(id)) {
 			String where = method.getDeclaringClass().getSimpleName() + "." + method.getName();
 			throw new BackoffConfigurationException("@KafkaListener(id) on " + where, "(none)",
@@ -115,46 +154,79 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 		return id;
 	}
 
-	private String policy(Backoff backoff) {
+	/** For the warning only: the policy as the annotation names it. */
+	private static String policy(Backoff backoff) {
 		String name = StringUtils.hasText(backoff.value()) ? backoff.value() : backoff.policy();
-		name = this.placeholders.resolvePlaceholders(name);
 		return StringUtils.hasText(name) ? name.trim() : BackoffPolicies.DEFAULTS;
 	}
 
 	@Override
-	@SuppressWarnings("unchecked")
 	public void start() {
-		for (String name : this.beanFactory.getBeanDefinitionNames()) {
-			Class<?> type = this.beanFactory.getType(name, false);
-			if (type != null) {
-				scan(ClassUtils.getUserClass(type));
+		Map<String, Annotated> annotated = this.annotated;
+		if (annotated == null) {
+			annotated = new LinkedHashMap<>();
+			for (String name : this.beanFactory.getBeanDefinitionNames()) {
+				Class<?> type = this.beanFactory.getType(name, false);
+				if (type != null) {
+					scan(ClassUtils.getUserClass(type), annotated);
+				}
 			}
+			this.annotated = annotated;
 		}
-		Map<String, String> policies = new LinkedHashMap<>(this.annotated);
-		policies.putAll(this.configured);
-		Set<String> unknown = new TreeSet<>(this.configured.keySet());
 		Collection<MessageListenerContainer> containers = this.registry.get().getAllListenerContainers();
-		for (MessageListenerContainer container : containers) {
-			String id = container.getListenerId();
-			unknown.remove(id);
-			String policy = (id != null) ? policies.get(id) : null;
-			if (policy != null && container instanceof AbstractMessageListenerContainer<?, ?> listener) {
-				KafkaListenerRetries retries = new KafkaListenerRetries(this.retries.backOff(policy, id));
-				AbstractMessageListenerContainer<Object, Object> target = (AbstractMessageListenerContainer<Object, Object>) listener;
-				target.setCommonErrorHandler(retries.errorHandler(this.recoverer));
-				RecordInterceptor<Object, Object> own = target.getRecordInterceptor();
-				target.setRecordInterceptor((own != null) ? new CompositeRecordInterceptor<>(own, retries) : retries);
+		List<String> ids = containers.stream().map(MessageListenerContainer::getListenerId).toList();
+		annotated.forEach((id, listener) -> {
+			if (!ids.contains(id)) {
+				throw new BackoffConfigurationException("@KafkaListener(id) on " + listener.method(), id,
+						"must name a listener container of the registry (found: " + String.join(", ", ids)
+								+ "): Spring Kafka made none for it, so its @Backoff would apply to nothing",
+						"Make the listener's bean a singleton that is created at start-up (not lazy, not prototype), "
+								+ "or remove @Backoff.");
 			}
-		}
+		});
+		Set<String> unknown = new TreeSet<>(this.configured.keySet());
+		unknown.removeAll(ids);
 		if (!unknown.isEmpty()) {
 			String name = unknown.iterator().next();
 			throw new BackoffConfigurationException("backoff.kafka.listeners." + name, this.configured.get(name),
-					"must name a @KafkaListener by its id (found: "
-							+ String.join(", ", containers.stream().map(MessageListenerContainer::getListenerId).toList())
-							+ ")",
+					"must name a @KafkaListener by its id (found: " + String.join(", ", ids) + ")",
 					"Use the listener's id, as @KafkaListener(id = …) gives it, or remove the key.");
 		}
+		for (MessageListenerContainer container : containers) {
+			String id = container.getListenerId();
+			Annotated listener = (id != null) ? annotated.get(id) : null;
+			String policy = (id != null) ? this.configured.get(id) : null;
+			if ((listener != null || policy != null) && !this.wired.contains(container)) {
+				PolicyBackOff backOff = (listener != null) ? listener.backOff() : this.retries.backOff(policy, id);
+				if (container.getContainerProperties().getMessageListener() instanceof BatchMessageListener<?, ?>) {
+					throw batchListener(id, listener, backOff);
+				}
+				wire(container, backOff);
+				this.wired.add(container);
+			}
+		}
 		this.running = true;
+	}
+
+	@SuppressWarnings("unchecked")
+	private void wire(MessageListenerContainer container, PolicyBackOff backOff) {
+		if (container instanceof AbstractMessageListenerContainer<?, ?> listener) {
+			KafkaListenerRetries retries = new KafkaListenerRetries(backOff);
+			AbstractMessageListenerContainer<Object, Object> target = (AbstractMessageListenerContainer<Object, Object>) listener;
+			target.setCommonErrorHandler(retries.errorHandler(this.recoverer));
+			RecordInterceptor<Object, Object> own = target.getRecordInterceptor();
+			target.setRecordInterceptor((own != null) ? new CompositeRecordInterceptor<>(own, retries) : retries);
+		}
+	}
+
+	private static BackoffConfigurationException batchListener(String id, @Nullable Annotated listener,
+			PolicyBackOff backOff) {
+		String property = (listener != null) ? "@Backoff on " + listener.method() : "backoff.kafka.listeners." + id;
+		return new BackoffConfigurationException(property, backOff.getOperation().getPolicyName(),
+				"cannot apply to batch listener '" + id + "': a batch fails as a whole, so its redeliveries could "
+						+ "neither classify one record's failure nor count each record's end",
+				"Remove it, and give the batch listener's container factory an error handler of its own (a "
+						+ "DefaultErrorHandler with a BackOff), or consume the records one at a time.");
 	}
 
 	@Override
@@ -171,6 +243,10 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 	@Override
 	public int getPhase() {
 		return this.registry.get().getPhase() - 1;
+	}
+
+	/** A listener that {@code @Backoff} gives a policy: its method, as {@code Type.method}, and the policy. */
+	private record Annotated(String method, PolicyBackOff backOff) {
 	}
 
 }
