@@ -278,6 +278,20 @@ class BackoffKafkaTests {
 	}
 
 	@Test
+	void anAttemptTimeoutOrHedgesOnAListenerStopStartUpNamingTheListenerAndTheAttribute() {
+		for (Class<?> type : List.of(TimeoutListener.class, HedgedListener.class)) {
+			DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+			beans.registerBeanDefinition("listener", new RootBeanDefinition(type));
+			KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new, retries(),
+					Map.of(), null, new StandardEnvironment()::resolvePlaceholders, beans);
+			String attribute = (type == TimeoutListener.class) ? "attemptTimeout" : "maxHedges";
+			assertThatExceptionOfType(BackoffConfigurationException.class).isThrownBy(policies::start)
+				.satisfies((ex) -> assertThat(ex.getProperty())
+					.isEqualTo("@Backoff(" + attribute + ") on " + type.getSimpleName() + ".onOrder (listener orders)"));
+		}
+	}
+
+	@Test
 	void aListenersKeyForAnAnnotatedListenerStopsStartUp() {
 		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
 		beans.registerBeanDefinition("lonely", new RootBeanDefinition(LonelyListener.class));
@@ -314,6 +328,24 @@ class BackoffKafkaTests {
 		}
 
 		void onOrderFailed(String order, Exception failure) {
+		}
+
+	}
+
+	static class TimeoutListener {
+
+		@KafkaListener(id = "orders", topics = "orders")
+		@Backoff(attemptTimeout = "1s")
+		void onOrder(String order) {
+		}
+
+	}
+
+	static class HedgedListener {
+
+		@KafkaListener(id = "orders", topics = "orders")
+		@Backoff(maxHedges = "1", hedgeDelay = "50ms")
+		void onOrder(String order) {
 		}
 
 	}
