@@ -148,8 +148,9 @@ final class ReactorRetry implements ReturnShape {
 
 	/**
 	 * A call whose copies may overlap: each copy is a subscription of its own, as a future, which
-	 * the core sends, races and cancels (cancelling the future cancels the subscription), and
-	 * cancelling this {@code Mono} cancels the call.
+	 * the core sends, races, times out and cancels (a {@link SubscribedCopy}: however the future
+	 * ends from outside, the subscription is cancelled), and cancelling this {@code Mono} cancels
+	 * the call.
 	 */
 	private static Mono<@Nullable Object> hedged(BackoffOperation operation, BackoffCall call,
 			@Nullable ObservedCall observed, BackoffTask<@Nullable Object> attempt, ContextView context) {
@@ -160,7 +161,7 @@ final class ReactorRetry implements ReturnShape {
 			BackoffTask<@Nullable Object> task = (observed != null) ? () -> observed.run(observation, attempt) : attempt;
 			Mono<@Nullable Object> copy = Mono.from(publisher(task));
 			Context inCopy = (observation != null) ? observing(operation, observation).apply(copies) : copies;
-			return copy.contextWrite(inCopy).toFuture();
+			return SubscribedCopy.subscribe(copy.contextWrite(inCopy));
 		}, operation.getScheduler()), false);
 	}
 

@@ -88,6 +88,31 @@ class HedgingTests {
 	}
 
 	@Test
+	void aMonoCopyCutOffByTheAttemptTimeoutHasItsSubscriptionCancelled() {
+		ManualScheduler scheduler = new ManualScheduler();
+		this.contextRunner.withBean(Reads.class).withAllowBeanDefinitionOverriding(true)
+			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
+			.run((context) -> {
+				Reads reads = context.getBean(Reads.class);
+				CompletableFuture<String> result = reads.timedMono().toFuture();
+				// The hedge timer, then the first copy's timeout.
+				assertThat(scheduler.delays()).containsExactly(Duration.ofMillis(50), Duration.ofMillis(200));
+				assertThat(scheduler.runNext()).isTrue();
+				assertThat(reads.sinks()).hasSize(2);
+				assertThat(scheduler.runNext()).isTrue();
+				// Cut off, as an unhedged attempt is by Reactor's timeout: the work behind it stops.
+				assertThat(reads.cancellations()).hasValue(1);
+				assertThat(result).isNotDone();
+				reads.sinks().get(1).tryEmitValue("second");
+				assertThat(result).isCompletedWithValue("second");
+				assertThat(reads.cancellations()).hasValue(1);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(hedges(registry, "Reads.timedMono", "failed")).isOne();
+				assertThat(hedges(registry, "Reads.timedMono", "won")).isOne();
+			});
+	}
+
+	@Test
 	void cancellingAHedgedMonoCancelsEveryCopy() {
 		ManualScheduler scheduler = new ManualScheduler();
 		this.contextRunner.withBean(Reads.class).withAllowBeanDefinitionOverriding(true)
@@ -246,6 +271,11 @@ class HedgingTests {
 				this.sinks.add(sink);
 				return sink.asMono();
 			}).doOnCancel(this.cancellations::incrementAndGet);
+		}
+
+		@Backoff(value = "reads", hedgeDelay = "50ms", maxHedges = "1", attemptTimeout = "200ms")
+		public Mono<String> timedMono() {
+			return mono();
 		}
 
 		@Backoff("reads")
