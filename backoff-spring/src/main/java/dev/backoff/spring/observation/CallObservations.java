@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffTask;
@@ -178,11 +179,24 @@ final class CallObservations implements ObservedCall, BackoffListener {
 				context.setOutcome(outcome);
 				context.setAttempts(attempts);
 			}
+			if (failure != null && !cancelledByCaller(outcome, failure)) {
+				// As Spring's own observations do: a tracer marks the span failed, the meter
+				// handler tags its timer with the failure's class, as the caller got it.
+				this.call.error(failure);
+			}
 			this.call.stop();
 		}
 		catch (RuntimeException ex) {
 			this.observations.failed("call stop", this.operation, ex);
 		}
+	}
+
+	/**
+	 * Whether the caller stopped waiting (cancelled the future or the subscription): nothing
+	 * failed, as a cancelled exchange is no error in Spring's HTTP observations.
+	 */
+	private static boolean cancelledByCaller(Outcome outcome, Throwable failure) {
+		return outcome == Outcome.INTERRUPTED && failure instanceof CancellationException;
 	}
 
 	/**
