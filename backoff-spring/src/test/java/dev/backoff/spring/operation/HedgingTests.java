@@ -14,6 +14,7 @@ import dev.backoff.spring.BackoffConfiguration;
 import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.metrics.BackoffMetrics;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
@@ -66,6 +67,12 @@ class HedgingTests {
 				assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Reads.future").tag("outcome", "success")
 					.counter()
 					.count()).isOne();
+				// Both copies were load on the dependency: the call's attempts say so.
+				DistributionSummary attempts = registry.get(BackoffMetrics.ATTEMPTS).tag("method", "Reads.future")
+					.tag("outcome", "success")
+					.summary();
+				assertThat(attempts.count()).isOne();
+				assertThat(attempts.totalAmount()).isEqualTo(2);
 			});
 	}
 
