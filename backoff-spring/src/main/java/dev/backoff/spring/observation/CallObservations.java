@@ -24,9 +24,10 @@ import org.jspecify.annotations.Nullable;
  * {@code success} or {@code failed}) and the call. The copies of a hedged call overlap: each
  * ends with its own outcome when it ends, a loser {@code cancelled} and a copy that fails while
  * another runs {@code failed} with its failure, as the executor reports them, and the copy that
- * decides (the winner, or the last to fail) as the call ends or retries. Attempts and events come one after another, but a cancellation
- * may end the call from another thread while an attempt starts: the lock keeps the two apart,
- * so no observation is left open. Every step is guarded: see {@link BackoffObservations}.
+ * decides (the winner, or the last to fail) as the call ends or retries. Attempts and events
+ * come one after another, but a cancellation may end the call from another thread while an
+ * attempt starts: the lock keeps the two apart, so no observation is left open. Every step is
+ * guarded: see {@link BackoffObservations}.
  */
 final class CallObservations implements ObservedCall, BackoffListener {
 
