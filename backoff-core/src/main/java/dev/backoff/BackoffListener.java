@@ -58,11 +58,24 @@ public interface BackoffListener {
 	}
 
 	/**
-	 * A copy of a {@link Hedging hedged} call was sent, won, or was cancelled.
+	 * A copy of a {@link Hedging hedged} call was sent, won, was cancelled, or failed while
+	 * another ran on.
 	 * @param event what happened to the copy
 	 * @param attempt the copy's attempt number, from 1 (the first copy of a call is not a hedge)
 	 */
 	default void onHedge(HedgeEvent event, int attempt) {
+	}
+
+	/**
+	 * {@link #onHedge(HedgeEvent, int)} with the copy's failure, which is what the executor calls:
+	 * by default it calls that method, so a listener implements the one it needs.
+	 * @param event what happened to the copy
+	 * @param attempt the copy's attempt number, from 1
+	 * @param failure for {@link HedgeEvent#FAILED}, the copy's failure, or {@code null} when its
+	 * result asked for a retry; {@code null} for the other events
+	 */
+	default void onHedge(HedgeEvent event, int attempt, @Nullable Throwable failure) {
+		onHedge(event, attempt);
 	}
 
 	/**

@@ -76,8 +76,13 @@ final class CompositeListener implements BackoffListener {
 
 	@Override
 	public void onHedge(HedgeEvent event, int attempt) {
+		onHedge(event, attempt, null);
+	}
+
+	@Override
+	public void onHedge(HedgeEvent event, int attempt, @Nullable Throwable failure) {
 		for (BackoffListener listener : this.all) {
-			ListenerCalls.hedge(listener, event, attempt);
+			ListenerCalls.hedge(listener, event, attempt, failure);
 		}
 	}
 

@@ -15,7 +15,10 @@ public enum HedgeEvent {
 	/** A copy still running when the call ended was cancelled. */
 	CANCELLED,
 
-	/** A copy failed while another was still running: the call went on. */
+	/**
+	 * A copy failed (or its result asked for a retry) while another was still running: the call
+	 * went on.
+	 */
 	FAILED;
 
 	/** @return the lower-case name used as a metric tag */

@@ -211,7 +211,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 			};
 		}
 		if (retryResult) {
-			return this.running.isEmpty() ? scheduleOrEnd(null, result) : keep(null, result);
+			return this.running.isEmpty() ? scheduleOrEnd(null, result) : keep(copy, null, result);
 		}
 		// Every end is decided under the lock: the copy's events come before the call's end.
 		if (copy.hedge) {
@@ -247,8 +247,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 			budget.onFailure(RuleCalls.isThrottled(rules, failure));
 		}
 		this.call.remember(failure);
-		ListenerCalls.hedge(this.call.listener(), HedgeEvent.FAILED, copy.attempt);
-		Runnable kept = keep(failure, null);
+		Runnable kept = keep(copy, failure, null);
 		if (mayHedge()) {
 			// As gRPC's hedging does: the failed copy's place goes to the next hedge at once.
 			this.hedgesSent++;
@@ -257,7 +256,9 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		return kept;
 	}
 
-	private Runnable keep(@Nullable Throwable failure, @Nullable T result) {
+	/** The copy failed, or its result asked for a retry, while another may still answer; holds the lock. */
+	private Runnable keep(Copy copy, @Nullable Throwable failure, @Nullable T result) {
+		ListenerCalls.hedge(this.call.listener(), HedgeEvent.FAILED, copy.attempt, failure);
 		this.lastFailure = failure;
 		this.lastResult = result;
 		return () -> {

@@ -60,8 +60,12 @@ final class ListenerCalls {
 	}
 
 	static void hedge(BackoffListener listener, HedgeEvent event, int attempt) {
+		hedge(listener, event, attempt, null);
+	}
+
+	static void hedge(BackoffListener listener, HedgeEvent event, int attempt, @Nullable Throwable failure) {
 		try {
-			listener.onHedge(event, attempt);
+			listener.onHedge(event, attempt, failure);
 		}
 		catch (Throwable ex) {
 			failed(listener, "onHedge", ex);

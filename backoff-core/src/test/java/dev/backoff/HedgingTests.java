@@ -14,6 +14,7 @@ import dev.backoff.RecordingListener.Failure;
 import dev.backoff.RecordingListener.Hedge;
 import dev.backoff.RecordingListener.RetryScheduled;
 import dev.backoff.RecordingListener.Success;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -102,6 +103,34 @@ class HedgingTests {
 		assertThat(this.listener.events()).containsExactly(new Hedge(HedgeEvent.SENT, 2),
 				new Hedge(HedgeEvent.FAILED, 1), new Hedge(HedgeEvent.WON, 2), new Success(Outcome.SUCCESS, 2));
 		assertThat(budget.getTokens()).isEqualTo(9.1);
+	}
+
+	@Test
+	void aCopyThatFailsWhileAnotherRunsIsReportedWithItsFailureAndOneWhoseResultAsksForARetryAsFailed() {
+		List<String> failed = new ArrayList<>();
+		BackoffListener copies = new BackoffListener() {
+
+			@Override
+			public void onHedge(HedgeEvent event, int attempt, @Nullable Throwable failure) {
+				if (event == HedgeEvent.FAILED) {
+					failed.add(attempt + " " + ((failure != null) ? failure.getMessage() : "result"));
+				}
+			}
+
+		};
+		BackoffPolicy policy = hedged(4, 2).toBuilder().retryIfResult("again"::equals).build();
+		CompletableFuture<String> future = this.executor.executeAsync(policy, null,
+				BackoffListener.composite(List.of(copies, this.listener)), this::copy, this.scheduler);
+		this.scheduler.runNext();
+		this.copies.get(1).completeExceptionally(new IOException("reset"));
+		this.copies.get(0).complete("again");
+		assertThat(failed).containsExactly("2 reset", "1 result");
+		this.copies.get(2).complete("third");
+		assertThat(future).isCompletedWithValue("third");
+		// Listeners that know only onHedge(event, attempt) hear of both.
+		assertThat(this.listener.events()).containsExactly(new Hedge(HedgeEvent.SENT, 2),
+				new Hedge(HedgeEvent.FAILED, 2), new Hedge(HedgeEvent.SENT, 3), new Hedge(HedgeEvent.FAILED, 1),
+				new Hedge(HedgeEvent.WON, 3), new Success(Outcome.SUCCESS, 3));
 	}
 
 	@Test

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
@@ -111,6 +112,27 @@ class TracingTests {
 					&& span.getParentSpanId().equals(attempt.getSpanId()))
 				.hasSize(1);
 		}
+	}
+
+	/**
+	 * A quote that gives up (the downstream fails every attempt) is a failed {@code backoff.call}
+	 * span that records the failure its caller got, as Spring's own spans do; its attempts say
+	 * what each failed with.
+	 */
+	@Test
+	void aQuoteThatGivesUpIsAFailedCallSpan() {
+		assertThat(this.http.post("/downstream/faults?failNext=4", String.class).getStatusCode())
+			.isEqualTo(HttpStatus.OK);
+		flush();
+		this.spans.reset();
+		assertThat(this.http.get("/quotes/ACME", String.class).getStatusCode()).isEqualTo(HttpStatus.BAD_GATEWAY);
+		flush();
+		SpanData call = single(named(this.spans.getFinishedSpanItems(), "backoff.call"));
+		assertThat(attribute(call, "backoff.outcome")).isEqualTo("exhausted");
+		assertThat(call.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+		assertThat(call.getEvents()).anySatisfy((event) -> assertThat(event.getName()).isEqualTo("exception"));
+		assertThat(named(this.spans.getFinishedSpanItems(), "backoff.attempt")).hasSize(4)
+			.allSatisfy((attempt) -> assertThat(attribute(attempt, "exception")).isEqualTo("ServiceUnavailable"));
 	}
 
 	/**

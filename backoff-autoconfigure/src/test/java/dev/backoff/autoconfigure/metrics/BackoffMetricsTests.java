@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -98,7 +99,9 @@ class BackoffMetricsTests {
 			quotes.script("ok");
 			quotes.fetch();
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(meters(registry)).containsExactlyInAnyOrderElementsOf(callsOfEveryFailure("backoff.calls success"));
+			// With the failures, the timer of the waits a server may set: Quotes.fetch retries.
+			assertThat(meters(registry)).containsExactlyInAnyOrderElementsOf(
+					callsOfEveryFailure("backoff.calls success", "backoff.retry.after"));
 			assertThat(count(registry, "exhausted")).isZero();
 			assertThat(count(registry, "success")).isEqualTo(1);
 		});
@@ -149,6 +152,37 @@ class BackoffMetricsTests {
 			assertThat(registry.getMeters()).containsExactlyInAnyOrderElementsOf(afterFirst);
 			assertThat(count(registry, "success")).isEqualTo(2);
 		});
+	}
+
+	@Test
+	void registersTheHedgesAndTheRetryAfterTimerAtZeroWithTheFailureCountersInThePrometheusScrape() {
+		this.prometheus.withBean(Reads.class)
+			.withPropertyValues("backoff.policies.reads.max-attempts=3", "backoff.policies.once.max-attempts=1")
+			.run((context) -> {
+				PrometheusMeterRegistry registry = context.getBean(PrometheusMeterRegistry.class);
+				Quotes quotes = context.getBean(Quotes.class);
+				quotes.script("ok");
+				quotes.fetch();
+				Reads reads = context.getBean(Reads.class);
+				assertThat(reads.read().join()).isEqualTo("ok");
+				assertThat(reads.once()).isEqualTo("ok");
+				List<String> scrape = registry.scrape().lines().filter((line) -> !line.startsWith("#")).toList();
+				// After one plain success each: a first hedge, a first server-set wait, will be an increase.
+				assertThat(scrape).contains(
+						"backoff_hedges_total{event=\"sent\",method=\"Reads.read\",policy=\"reads\"} 0.0",
+						"backoff_hedges_total{event=\"won\",method=\"Reads.read\",policy=\"reads\"} 0.0",
+						"backoff_hedges_total{event=\"cancelled\",method=\"Reads.read\",policy=\"reads\"} 0.0",
+						"backoff_hedges_total{event=\"failed\",method=\"Reads.read\",policy=\"reads\"} 0.0",
+						"backoff_retry_after_seconds_count{method=\"Reads.read\",policy=\"reads\"} 0",
+						"backoff_retry_after_seconds_count{method=\"Quotes.fetch\",policy=\"quotes\"} 0");
+				// Only where they can happen: Quotes.fetch cannot hedge, Reads.once never retries.
+				assertThat(scrape).noneMatch((line) -> line.startsWith("backoff_hedges_total{")
+						&& line.contains("Quotes.fetch"))
+					.noneMatch((line) -> line.startsWith("backoff_retry_after") && line.contains("Reads.once"))
+					.anyMatch((line) -> line.startsWith("backoff_calls_total{") && line.contains("Reads.once"));
+				// No summary for a success without hedges.
+				assertThat(scrape).noneMatch((line) -> line.startsWith("backoff_attempts"));
+			});
 	}
 
 	@Test
@@ -421,6 +455,20 @@ class BackoffMetricsTests {
 		@Override
 		public Duration getRetryAfter() {
 			return this.hint;
+		}
+
+	}
+
+	static class Reads {
+
+		@Backoff(value = "reads", hedgeDelay = "50ms", maxHedges = "1")
+		public CompletableFuture<String> read() {
+			return CompletableFuture.completedFuture("ok");
+		}
+
+		@Backoff("once")
+		public String once() {
+			return "ok";
 		}
 
 	}

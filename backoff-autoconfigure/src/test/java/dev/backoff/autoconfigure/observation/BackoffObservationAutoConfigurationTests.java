@@ -44,6 +44,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static dev.backoff.autoconfigure.observation.BackoffObservationTests.keys;
 import static dev.backoff.autoconfigure.observation.BackoffObservationTests.names;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests for {@link BackoffObservationAutoConfiguration}: when observations are made, how to
@@ -239,6 +240,31 @@ class BackoffObservationAutoConfigurationTests {
 				assertThat(meters.get("backoff.retries").tag("exception", "IOException").counter().count())
 					.isEqualTo(2);
 				assertThat(meters.get("backoff.attempt").tag("exception", "IOException").timer().count()).isEqualTo(2);
+			});
+	}
+
+	/**
+	 * A call that gave up is an error in its observation, as Spring's own observations mark
+	 * theirs: Boot's meter handler tags its timer with the failure's class (a tracer marks the
+	 * span failed), for {@code exhausted} and {@code budget_exhausted} alike.
+	 */
+	@Test
+	void aCallThatGaveUpCarriesItsFailureInTheObservationAsSpringsDo() {
+		this.observedRunner.withConfiguration(ACTUATOR)
+			.withPropertyValues("backoff.defaults.max-attempts=2", "backoff.defaults.budget.enabled=true",
+					"backoff.defaults.budget.max-tokens=3")
+			.run((context) -> {
+				Service service = context.getBean(Service.class);
+				assertThatExceptionOfType(IOException.class).isThrownBy(() -> service.call(100));
+				assertThatExceptionOfType(IOException.class).isThrownBy(() -> service.call(100));
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.get("backoff.calls").tag("outcome", "exhausted").counter().count()).isOne();
+				assertThat(meters.get("backoff.calls").tag("outcome", "budget_exhausted").counter().count()).isOne();
+				for (String outcome : new String[] { "exhausted", "budget_exhausted" }) {
+					assertThat(meters.get("backoff.call").tag("backoff.outcome", outcome).timer().getId().getTag("error"))
+						.as(outcome)
+						.isEqualTo("IOException");
+				}
 			});
 	}
 

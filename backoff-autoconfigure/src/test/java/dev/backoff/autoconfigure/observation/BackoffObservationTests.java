@@ -69,6 +69,7 @@ class BackoffObservationTests {
 			assertThat(keys(call.getLowCardinalityKeyValues())).containsExactlyInAnyOrderEntriesOf(
 					Map.of("backoff.policy", "defaults", "backoff.method", kind.method, "backoff.outcome", "success"));
 			assertThat(call.getHighCardinalityKeyValues()).isEmpty();
+			assertThat(call.getError()).isNull();
 			assertAttempt(observed.stopped.get(0), kind, 1, "success", "none", null);
 			return null;
 		});
@@ -102,6 +103,8 @@ class BackoffObservationTests {
 			assertAttempt(observed.stopped.get(2), kind, 3, "failed", "IOException", null);
 			assertThat(keys(observed.stopped.get(3).getLowCardinalityKeyValues())).containsEntry("backoff.outcome",
 					"exhausted");
+			// The call gave up: its observation carries the failure the caller got, as Spring's do.
+			assertThat(observed.stopped.get(3).getError()).isSameAs(observed.failure);
 			return null;
 		});
 	}
@@ -115,6 +118,7 @@ class BackoffObservationTests {
 			assertAttempt(observed.stopped.get(0), kind, 1, "failed", "IllegalStateException", null);
 			assertThat(keys(observed.stopped.get(1).getLowCardinalityKeyValues())).containsEntry("backoff.outcome",
 					"not_retryable");
+			assertThat(observed.stopped.get(1).getError()).isSameAs(observed.failure);
 			return null;
 		});
 	}
@@ -167,6 +171,8 @@ class BackoffObservationTests {
 					"retried");
 			assertThat(keys(stopped.get(1).getLowCardinalityKeyValues())).containsEntry("backoff.outcome",
 					"interrupted");
+			// The caller stopped waiting: nothing failed.
+			assertThat(stopped.get(1).getError()).isNull();
 		});
 	}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 import dev.backoff.BackoffListener;
+import dev.backoff.BackoffPolicy;
 import dev.backoff.HedgeEvent;
 import dev.backoff.Outcome;
 import dev.backoff.spring.operation.BackoffCallCounts;
@@ -38,14 +39,17 @@ import org.jspecify.annotations.Nullable;
  * <li>{@value #RETRY_AFTER} (timer: policy, method): the waits that a server's hint
  * ({@code Retry-After}) set, being longer than the policy's own delay.</li>
  * <li>{@value #ATTEMPTS} (distribution summary: policy, method, outcome): attempts per call,
- * for every outcome but {@code success}, which is one attempt unless hedges were sent.</li>
+ * every copy of a hedged call among them; of {@code success}, only the calls that sent hedges
+ * (one without is one attempt, and costs nothing more to count).</li>
  * <li>{@value #HEDGES} (counter: policy, method, event): copies of hedged calls sent, won,
  * cancelled, or failed while another ran.</li>
  * </ul>
  * A meter is registered the first time it has something to record, with one exception where
  * the registry needs it ({@link #registersFailuresAtZero()}): when a method's first call ends,
  * its {@value #CALLS} counter of every failure outcome (all but the two successes) is
- * registered, at 0, before that call's is incremented. A counter born at 1 is a first increase
+ * registered, at 0, before that call's is incremented, and so are its {@value #HEDGES} counters
+ * when its policy hedges and its {@value #RETRY_AFTER} timer when it retries (any failure may
+ * carry a server's hint). A counter born at 1 is a first increase
  * that Prometheus's {@code increase()} and {@code rate()} cannot see, so without it a method's
  * first failure of a kind would never fire an alert; this way only the outcome of its very first
  * call is born at 1 (see docs/observability.md). The rest come on first use: an outcome's
@@ -221,6 +225,10 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 
 		@Override
 		public void onHedge(HedgeEvent event, int attempt) {
+			hedges(event).increment();
+		}
+
+		private Counter hedges(HedgeEvent event) {
 			Counter[] hedges = this.hedges;
 			if (hedges == null) {
 				hedges = new Counter[HedgeEvent.values().length];
@@ -234,7 +242,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 					.register(this.metrics.registry);
 				hedges[event.ordinal()] = counter;
 			}
-			counter.increment();
+			return counter;
 		}
 
 		@Override
@@ -249,7 +257,8 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 				counter = registerCalls(outcome);
 			}
 			counter.increment();
-			if (outcome != Outcome.SUCCESS) {
+			// A hedged success records its copies too: each was load on the dependency.
+			if (outcome != Outcome.SUCCESS || attempts > 1) {
 				DistributionSummary[] summaries = this.attempts;
 				DistributionSummary summary = (summaries != null) ? summaries[outcome.ordinal()] : null;
 				if (summary == null) {
@@ -260,8 +269,8 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 		}
 
 		/**
-		 * Registers the outcome's counter; the first time a call ends, the failures' at 0 too,
-		 * where the registry needs them.
+		 * Registers the outcome's counter; the first time a call ends, where the registry needs
+		 * them, the failures' at 0 too, and the meters of the method's rarer events.
 		 */
 		private Counter registerCalls(Outcome outcome) {
 			Counter[] calls = this.calls;
@@ -271,6 +280,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 					for (Outcome failure : FAILURES) {
 						calls[failure.ordinal()] = callsCounter(failure);
 					}
+					registerRareEventsAtZero();
 				}
 				this.calls = calls;
 			}
@@ -278,6 +288,23 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			Counter counter = callsCounter(outcome);
 			calls[outcome.ordinal()] = counter;
 			return counter;
+		}
+
+		/**
+		 * Hedges and server-set waits may come long after a method's first call; at 0 from then
+		 * on, their first is an increase too. As the policy in force stands: one changed to hedge
+		 * later has its hedge counters from its first hedge.
+		 */
+		private void registerRareEventsAtZero() {
+			BackoffPolicy policy = this.operation.getPolicy();
+			if (policy.getHedging().isEnabled()) {
+				for (HedgeEvent event : HedgeEvent.values()) {
+					hedges(event);
+				}
+			}
+			if (policy.getSchedule().getMaxAttempts() > 1) {
+				retryAfter();
+			}
 		}
 
 		private Counter callsCounter(Outcome outcome) {

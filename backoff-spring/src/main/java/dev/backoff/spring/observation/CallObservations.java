@@ -2,8 +2,10 @@ package dev.backoff.spring.observation;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffTask;
@@ -19,9 +21,13 @@ import org.jspecify.annotations.Nullable;
  * The observations of one call: the call's, started when the call starts, and the attempt's
  * under way. It listens to the call, before the method's own listener (see {@link #listener()}),
  * so the executor's own decisions end each attempt ({@code retried} with its delay,
- * {@code success} or {@code failed}) and the call. Attempts and events come one after another, but a cancellation
- * may end the call from another thread while an attempt starts: the lock keeps the two apart,
- * so no observation is left open. Every step is guarded: see {@link BackoffObservations}.
+ * {@code success} or {@code failed}) and the call. The copies of a hedged call overlap: each
+ * ends with its own outcome when it ends, a loser {@code cancelled} and a copy that fails while
+ * another runs {@code failed} with its failure, as the executor reports them, and the copy that
+ * decides (the winner, or the last to fail) as the call ends or retries. Attempts and events
+ * come one after another, but a cancellation may end the call from another thread while an
+ * attempt starts: the lock keeps the two apart, so no observation is left open. Every step is
+ * guarded: see {@link BackoffObservations}.
  */
 final class CallObservations implements ObservedCall, BackoffListener {
 
@@ -34,7 +40,7 @@ final class CallObservations implements ObservedCall, BackoffListener {
 
 	private final Observation call;
 
-	/** The attempt started last (or the copy that won), while it runs. */
+	/** The attempt started last, while it runs. */
 	private @Nullable Observation attempt;
 
 	/** Its number. */
@@ -120,28 +126,18 @@ final class CallObservations implements ObservedCall, BackoffListener {
 		stopAttempt(AttemptOutcome.RETRIED, failure, delay);
 	}
 
+	/**
+	 * A copy's own end, while another runs on: a loser cancelled, or a copy that failed. The
+	 * copy that ends the call, or is the last to fail before a retry, is reported by the call's
+	 * end or {@link #onRetryScheduled} instead, so every other copy has been taken by then.
+	 */
 	@Override
-	public synchronized void onHedge(HedgeEvent event, int attempt) {
+	public synchronized void onHedge(HedgeEvent event, int attempt, @Nullable Throwable failure) {
 		if (event == HedgeEvent.CANCELLED || event == HedgeEvent.FAILED) {
 			Observation copy = take(attempt);
 			if (copy != null) {
-				stop(copy, (event == HedgeEvent.CANCELLED) ? AttemptOutcome.CANCELLED : AttemptOutcome.FAILED, null, null);
-			}
-		}
-		else if (event == HedgeEvent.WON) {
-			// The winner is the one the call's end stops with its success.
-			Observation winner = take(attempt);
-			Observation last = this.attempt;
-			if (winner != null && last != null) {
-				// The copy started last is a loser, whose cancellation is reported next.
-				Map<Integer, Observation> overlapping = this.overlapping;
-				if (overlapping != null) {
-					overlapping.put(this.attemptNumber, last);
-				}
-			}
-			if (winner != null) {
-				this.attempt = winner;
-				this.attemptNumber = attempt;
+				stop(copy, (event == HedgeEvent.CANCELLED) ? AttemptOutcome.CANCELLED : AttemptOutcome.FAILED, failure,
+						null);
 			}
 		}
 	}
@@ -184,6 +180,11 @@ final class CallObservations implements ObservedCall, BackoffListener {
 				context.setOutcome(outcome);
 				context.setAttempts(attempts);
 			}
+			if (failure != null && !cancelledByCaller(outcome, failure)) {
+				// As Spring's own observations do: a tracer marks the span failed, the meter
+				// handler tags its timer with the failure's class, as the caller got it.
+				this.call.error(failure);
+			}
 			this.call.stop();
 		}
 		catch (RuntimeException ex) {
@@ -191,14 +192,41 @@ final class CallObservations implements ObservedCall, BackoffListener {
 		}
 	}
 
-	/** Stops the attempt under way, if any: a cancelled call may end between attempts. */
+	/**
+	 * Whether the caller stopped waiting (cancelled the future or the subscription): nothing
+	 * failed, as a cancelled exchange is no error in Spring's HTTP observations.
+	 */
+	private static boolean cancelledByCaller(Outcome outcome, Throwable failure) {
+		return outcome == Outcome.INTERRUPTED && failure instanceof CancellationException;
+	}
+
+	/**
+	 * Stops the attempt whose end decided what follows, if any (a cancelled call may end between
+	 * attempts): the one still running, the last one started or, of a hedged call, the one copy
+	 * that no event has taken.
+	 */
 	private void stopAttempt(AttemptOutcome outcome, @Nullable Throwable failure, @Nullable Duration delay) {
 		Observation attempt = this.attempt;
 		if (attempt == null) {
-			return;
+			attempt = takeOverlapping();
+			if (attempt == null) {
+				return;
+			}
 		}
 		this.attempt = null;
 		stop(attempt, outcome, failure, delay);
+	}
+
+	/** @return a copy started before the last one and still followed, no longer followed; or {@code null} */
+	private @Nullable Observation takeOverlapping() {
+		Map<Integer, Observation> overlapping = this.overlapping;
+		if (overlapping == null || overlapping.isEmpty()) {
+			return null;
+		}
+		Iterator<Observation> copies = overlapping.values().iterator();
+		Observation copy = copies.next();
+		copies.remove();
+		return copy;
 	}
 
 	private void stop(Observation attempt, AttemptOutcome outcome, @Nullable Throwable failure,

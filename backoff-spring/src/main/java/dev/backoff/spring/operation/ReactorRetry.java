@@ -2,6 +2,7 @@ package dev.backoff.spring.operation;
 
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,6 +16,7 @@ import dev.backoff.Latencies;
 import dev.backoff.Sleeper;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -148,8 +150,8 @@ final class ReactorRetry implements ReturnShape {
 
 	/**
 	 * A call whose copies may overlap: each copy is a subscription of its own, as a future, which
-	 * the core sends, races and cancels (cancelling the future cancels the subscription), and
-	 * cancelling this {@code Mono} cancels the call.
+	 * the core sends, races, times out and cancels (see {@link #subscribed}), and cancelling this
+	 * {@code Mono} cancels the call.
 	 */
 	private static Mono<@Nullable Object> hedged(BackoffOperation operation, BackoffCall call,
 			@Nullable ObservedCall observed, BackoffTask<@Nullable Object> attempt, ContextView context) {
@@ -160,8 +162,24 @@ final class ReactorRetry implements ReturnShape {
 			BackoffTask<@Nullable Object> task = (observed != null) ? () -> observed.run(observation, attempt) : attempt;
 			Mono<@Nullable Object> copy = Mono.from(publisher(task));
 			Context inCopy = (observation != null) ? observing(operation, observation).apply(copies) : copies;
-			return copy.contextWrite(inCopy).toFuture();
+			return subscribed(copy.contextWrite(inCopy));
 		}, operation.getScheduler()), false);
+	}
+
+	/**
+	 * Subscribes a hedged copy as the future that the core races. However the future ends from
+	 * outside, cancelled as a loser or failed by its attempt timeout (so that its dependents learn
+	 * why), the subscription is cancelled, and the work behind it (a {@code WebClient} exchange, a
+	 * coroutine) stops, as an unhedged attempt's does under Reactor's {@code timeout}:
+	 * {@code Mono.toFuture()} cancels its subscription on {@code cancel} only.
+	 */
+	private static CompletableFuture<@Nullable Object> subscribed(Mono<@Nullable Object> copy) {
+		CompletableFuture<@Nullable Object> future = new CompletableFuture<>();
+		Disposable subscription = copy.subscribe(future::complete, future::completeExceptionally,
+				() -> future.complete(null));
+		// After the copy's own end, a no-op.
+		future.whenComplete((value, failure) -> subscription.dispose());
+		return future;
 	}
 
 	private static Flux<@Nullable Object> retryFlux(BackoffOperation operation, BackoffOperation.State state,

@@ -85,6 +85,33 @@ class HedgedHttpTests {
 	}
 
 	@Test
+	void aCopyCutOffByTheAttemptTimeoutHasItsExchangeCancelledAndItsConnectionClosed() {
+		this.server.reply(Reply.silent(), Reply.silent());
+		this.runner.withPropertyValues("backoff.policies.hedged.attempt-timeout=200ms").run((context) -> {
+			CompletableFuture<String> answer = webClient(context).get()
+				.uri("/quote")
+				.retrieve()
+				.bodyToMono(String.class)
+				.toFuture();
+			awaitRequests(1);
+			// The hedge timer, then the first copy's timeout.
+			assertThat(this.scheduler.delays()).containsExactly(Duration.ofMillis(50), Duration.ofMillis(200));
+			assertThat(this.scheduler.runNext()).isTrue();
+			awaitRequests(2);
+			assertThat(this.scheduler.runNext()).isTrue();
+			// The first copy timed out: its exchange is cancelled, as an unhedged attempt's is.
+			assertThat(this.server.closedByClient(0, TIMEOUT)).isTrue();
+			assertThat(answer).isNotDone();
+			// The second copy times out too; the retry after the wait is answered.
+			assertThat(this.scheduler.runNext()).isTrue();
+			assertThat(this.server.closedByClient(1, TIMEOUT)).isTrue();
+			assertThat(this.scheduler.runNext()).isTrue();
+			assertThat(answer.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("ok");
+			assertThat(this.server.requests()).hasSize(3);
+		});
+	}
+
+	@Test
 	void aRequestWithABodyIsNeverHedged() {
 		this.runner.run((context) -> {
 			String answer = webClient(context).put().uri("/quote").bodyValue("42").retrieve().bodyToMono(String.class)

@@ -7,7 +7,10 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -66,8 +69,7 @@ final class LoopbackServer implements AutoCloseable {
 			try {
 				connection = this.socket.accept();
 				if (exchange(connection)) {
-					// A stalled reply: its connection stays open until the server closes.
-					this.stalled.add(connection);
+					// A silent or stalled reply: its connection stays open until the server closes.
 					connection = null;
 				}
 			}
@@ -112,11 +114,15 @@ final class LoopbackServer implements AutoCloseable {
 		else {
 			body = in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
 		}
-		this.requests.add(new Request(requestLine[0], requestLine[1], headers, body));
+		Request request = new Request(requestLine[0], requestLine[1], headers, body);
 		if (reply.status() == SILENT) {
-			// No answer at all, the connection left open: the slow tail of a dependency.
+			// No answer at all, the connection left open: the slow tail of a dependency. Kept
+			// before the request is seen, so that a test that saw it finds the connection.
+			this.stalled.add(connection);
+			this.requests.add(request);
 			return true;
 		}
+		this.requests.add(request);
 		if (reply.reset) {
 			// SO_LINGER 0: close sends a RST, the client reads "connection reset".
 			connection.setSoLinger(true, 0);
@@ -133,7 +139,31 @@ final class LoopbackServer implements AutoCloseable {
 		out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
 		out.write(content);
 		out.flush();
-		return reply.stall();
+		if (reply.stall()) {
+			this.stalled.add(connection);
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Waits, bounded by a read timeout rather than a sleep, for the client to close the
+	 * connection of a reply left open (silent or stalled), in the order they were accepted.
+	 * @return whether the client closed it (or reset it) within the timeout
+	 */
+	boolean closedByClient(int index, Duration timeout) throws IOException {
+		Socket connection = this.stalled.get(index);
+		connection.setSoTimeout((int) timeout.toMillis());
+		try {
+			return connection.getInputStream().read() < 0;
+		}
+		catch (SocketTimeoutException ex) {
+			return false;
+		}
+		catch (SocketException ex) {
+			// Reset by the client: closed too.
+			return true;
+		}
 	}
 
 	private static void closeQuietly(Socket connection) {

@@ -14,6 +14,7 @@ import dev.backoff.spring.BackoffConfiguration;
 import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.metrics.BackoffMetrics;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
@@ -66,6 +67,12 @@ class HedgingTests {
 				assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Reads.future").tag("outcome", "success")
 					.counter()
 					.count()).isOne();
+				// Both copies were load on the dependency: the call's attempts say so.
+				DistributionSummary attempts = registry.get(BackoffMetrics.ATTEMPTS).tag("method", "Reads.future")
+					.tag("outcome", "success")
+					.summary();
+				assertThat(attempts.count()).isOne();
+				assertThat(attempts.totalAmount()).isEqualTo(2);
 			});
 	}
 
@@ -84,6 +91,31 @@ class HedgingTests {
 				assertThat(result).isCompletedWithValue("second");
 				assertThat(reads.cancellations()).hasValue(1);
 				assertThat(hedges(context.getBean(MeterRegistry.class), "Reads.mono", "won")).isOne();
+			});
+	}
+
+	@Test
+	void aMonoCopyCutOffByTheAttemptTimeoutHasItsSubscriptionCancelled() {
+		ManualScheduler scheduler = new ManualScheduler();
+		this.contextRunner.withBean(Reads.class).withAllowBeanDefinitionOverriding(true)
+			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
+			.run((context) -> {
+				Reads reads = context.getBean(Reads.class);
+				CompletableFuture<String> result = reads.timedMono().toFuture();
+				// The hedge timer, then the first copy's timeout.
+				assertThat(scheduler.delays()).containsExactly(Duration.ofMillis(50), Duration.ofMillis(200));
+				assertThat(scheduler.runNext()).isTrue();
+				assertThat(reads.sinks()).hasSize(2);
+				assertThat(scheduler.runNext()).isTrue();
+				// Cut off, as an unhedged attempt is by Reactor's timeout: the work behind it stops.
+				assertThat(reads.cancellations()).hasValue(1);
+				assertThat(result).isNotDone();
+				reads.sinks().get(1).tryEmitValue("second");
+				assertThat(result).isCompletedWithValue("second");
+				assertThat(reads.cancellations()).hasValue(1);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(hedges(registry, "Reads.timedMono", "failed")).isOne();
+				assertThat(hedges(registry, "Reads.timedMono", "won")).isOne();
 			});
 	}
 
@@ -246,6 +278,11 @@ class HedgingTests {
 				this.sinks.add(sink);
 				return sink.asMono();
 			}).doOnCancel(this.cancellations::incrementAndGet);
+		}
+
+		@Backoff(value = "reads", hedgeDelay = "50ms", maxHedges = "1", attemptTimeout = "200ms")
+		public Mono<String> timedMono() {
+			return mono();
 		}
 
 		@Backoff("reads")
