@@ -27,8 +27,8 @@ import org.springframework.web.client.RestClient;
  * never a URL), live changes through the endpoint, and the nested guard.
  *
  * <pre class="code">
- * RestClient client = builder.baseUrl("http://quotes").requestInterceptor(http.interceptor("quotes")).build();
- * WebClient webClient = webBuilder.baseUrl("http://quotes").filter(reactiveHttp.filter("quotes")).build();
+ * RestClient client = http.builder(builder, "quotes").baseUrl("http://quotes").build();
+ * WebClient webClient = reactiveHttp.builder(webBuilder, "quotes").baseUrl("http://quotes").build();
  * </pre>
  *
  * <p>Idempotency: a request that failed may have taken effect on the server, so only the
@@ -84,9 +84,13 @@ public class BackoffHttp {
 	 * {@code attempt-timeout} of its own, which a blocking client cannot honour
 	 */
 	public ClientHttpRequestInterceptor interceptor(String policy) {
-		requirePolicy(policy, "BackoffHttp.interceptor");
+		return interceptor(policy, "BackoffHttp.interceptor(\"" + policy + "\")");
+	}
+
+	private ClientHttpRequestInterceptor interceptor(String policy, String call) {
+		requirePolicy(policy, call);
 		// Blocking: a timeout set on the policy itself cannot apply, so it stops start-up here.
-		this.operations.checkBlockingClient(policy, "BackoffHttp.interceptor(\"" + policy + "\")");
+		this.operations.checkBlockingClient(policy, call);
 		return new BackoffRequestInterceptor(new ClientOperations(this, policy, ClientHttpResponse.class));
 	}
 
@@ -105,20 +109,20 @@ public class BackoffHttp {
 	 * @throws BackoffConfigurationException as {@link #interceptor} does
 	 */
 	public RestClient.Builder builder(RestClient.Builder builder, String policy) {
-		ClientHttpRequestInterceptor interceptor = interceptor(policy);
+		ClientHttpRequestInterceptor interceptor = interceptor(policy, "BackoffHttp.builder(builder, \"" + policy + "\")");
 		return builder.clone().requestInterceptors((interceptors) -> interceptors.add(0, interceptor));
 	}
 
 	/**
 	 * @param policy the policy asked for
-	 * @param call the method asked, such as {@code BackoffHttp.interceptor}: with its caller, it
-	 * says where the application asked for a policy that is not configured
+	 * @param call the call as written, such as {@code BackoffHttp.interceptor("quotes")}: with its
+	 * caller, it says where the application asked for a policy that is not configured
 	 */
 	String requirePolicy(String policy, String call) {
 		BackoffPolicies policies = this.operations.getPolicies();
 		if (policies.get(policy) == null) {
 			Set<String> names = policies.getNames();
-			throw BackoffConfigurationException.inCode(CallSite.describe(call + "(\"" + policy + "\")"), policy,
+			throw BackoffConfigurationException.inCode(CallSite.describe(call), policy,
 					"must name a policy under backoff.policies ("
 							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
 							+ ") or " + BackoffPolicies.DEFAULTS,

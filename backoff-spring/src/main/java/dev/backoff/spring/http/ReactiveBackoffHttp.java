@@ -41,7 +41,11 @@ public class ReactiveBackoffHttp {
 	 * retries non-idempotent requests
 	 */
 	public ExchangeFilterFunction filter(String policy) {
-		this.http.requireHedgeableIfHedged(this.http.requirePolicy(policy, "ReactiveBackoffHttp.filter"));
+		return filter(policy, "ReactiveBackoffHttp.filter(\"" + policy + "\")");
+	}
+
+	private ExchangeFilterFunction filter(String policy, String call) {
+		this.http.requireHedgeableIfHedged(this.http.requirePolicy(policy, call));
 		return new BackoffExchangeFilter(new ClientOperations(this.http, policy, Mono.class));
 	}
 
@@ -61,7 +65,7 @@ public class ReactiveBackoffHttp {
 	 * @throws BackoffConfigurationException as {@link #filter} does
 	 */
 	public WebClient.Builder builder(WebClient.Builder builder, String policy) {
-		ExchangeFilterFunction filter = filter(policy);
+		ExchangeFilterFunction filter = filter(policy, "ReactiveBackoffHttp.builder(builder, \"" + policy + "\")");
 		return builder.clone().filters((filters) -> filters.add(0, filter));
 	}
 

@@ -145,7 +145,7 @@ class ClientBuildersTests {
 				});
 			assertThatExceptionOfType(BackoffConfigurationException.class)
 				.isThrownBy(() -> context.getBean(BackoffHttp.class).builder(RestClient.builder(), "customer"))
-				.satisfies((ex) -> assertThat(ex.getProperty()).startsWith("BackoffHttp.interceptor(\"customer\") in "
+				.satisfies((ex) -> assertThat(ex.getProperty()).startsWith("BackoffHttp.builder(builder, \"customer\") in "
 						+ "ClientBuildersTests.lambda$"));
 		});
 	}

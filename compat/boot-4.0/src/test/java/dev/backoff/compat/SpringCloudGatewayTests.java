@@ -5,6 +5,8 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.http.BackoffHttp;
 import dev.backoff.spring.http.ReactiveBackoffHttp;
@@ -29,6 +32,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.client.loadbalancer.BlockingLoadBalancerInterceptor;
@@ -58,6 +62,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class SpringCloudGatewayTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private static final Path HTTP_CLIENTS_PAGE = Path.of("../../docs/http-clients.md");
 
 	/** The ports of the instances, in the order the requests came. */
 	private static final List<Integer> requests = new CopyOnWriteArrayList<>();
@@ -186,6 +192,30 @@ class SpringCloudGatewayTests {
 				.hasMessageStartingWith("RestClient bean 'customersRestClient' was 'customers', but has Backoff's "
 						+ "interceptor for policy customers after a load balancer's (DeferringLoadBalancerInterceptor)")
 				.hasMessageContaining("BackoffHttp.builder(builder, \"customers\")");
+		});
+	}
+
+	@Test
+	void anUnknownPolicyIsReportedWithTheCallAndTheMethodThatMadeIt() {
+		contextRunner().withBean(WebClient.Builder.class, WebClient::builder)
+			.withUserConfiguration(CustomersClientConfiguration.class)
+			.run((context) -> {
+				FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).isEqualTo(String.join(System.lineSeparator(),
+						"Invalid Backoff configuration:", "",
+						"    Where:    ReactiveBackoffHttp.builder(builder, \"customer\") in "
+								+ "CustomersClientConfiguration.customersClient (CustomersClientConfiguration.java:16)",
+						"    Value:    customer",
+						"    Rule:     must name a policy under backoff.policies (configured: customers) or defaults"));
+				assertThat(Files.readString(HTTP_CLIENTS_PAGE)).contains(analysis.getDescription());
+			});
+	}
+
+	@Test
+	void theLoadBalancerReportIsTheOneTheDocsShow() {
+		contextRunner().withUserConfiguration(FilterAfterBalancer.class).run((context) -> {
+			FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(Files.readString(HTTP_CLIENTS_PAGE)).contains(analysis.getDescription());
 		});
 	}
 
