@@ -110,7 +110,10 @@ public class ClientChainCheck implements SmartInitializingSingleton, BeanFactory
 								+ this.element + " for policy " + policy + ", and a builder bean is shared: every "
 								+ "client built from it would retry under " + policy + ", its requests counted as "
 								+ policy + " calls and drawing on its budget", action(policy, "Leave the builder as "
-										+ "it is and build the client from a copy that has the " + this.element + " first: "));
+										+ "it is and build the client from a copy that has the " + this.element + " first: ")
+										+ " Or, for a builder meant for this policy alone, make the bean a "
+										+ "@Scope(\"prototype\"), as Spring Boot's own builders are: each injection "
+										+ "then gets a copy of its own.");
 					}
 				}
 			});

@@ -19,6 +19,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Scope;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.client.HttpServerErrorException;
@@ -126,6 +127,12 @@ class ClientBuildersTests {
 	}
 
 	@Test
+	void aPrototypeBuilderBeanMeantForOnePolicyStarts() {
+		this.runner.withUserConfiguration(PrototypeBuilder.class)
+			.run((context) -> assertThat(context).hasNotFailed().hasBean("customersBuilder"));
+	}
+
+	@Test
 	void clientBeansBuiltFromCopiesStart() {
 		this.runner.withUserConfiguration(ClientsFromCopies.class)
 			.run((context) -> assertThat(context).hasNotFailed().hasBean("webClient").hasBean("restClient"));
@@ -196,6 +203,17 @@ class ClientBuildersTests {
 		@Bean
 		RestClient.Builder sharedBuilder(BackoffHttp http) {
 			return RestClient.builder().requestInterceptor(http.interceptor("downstream"));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PrototypeBuilder {
+
+		@Bean
+		@Scope("prototype")
+		WebClient.Builder customersBuilder(ReactiveBackoffHttp http) {
+			return http.builder(WebClient.builder(), "downstream");
 		}
 
 	}
