@@ -46,6 +46,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 
@@ -196,6 +197,18 @@ class SpringCloudGatewayTests {
 	}
 
 	@Test
+	void aRestTemplateWithTheInterceptorAfterTheLoadBalancersStopsStartUpAndOneWithItFirstStarts() {
+		contextRunner().withUserConfiguration(TemplateAfterBalancer.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).isInstanceOf(BackoffConfigurationException.class)
+				.hasMessageStartingWith("RestTemplate bean 'customersTemplate' was 'customers', but has Backoff's "
+						+ "interceptor for policy customers after a load balancer's (DeferringLoadBalancerInterceptor)");
+		});
+		contextRunner().withUserConfiguration(TemplateWithBackoffFirst.class)
+			.run((context) -> assertThat(context).hasNotFailed().hasBean("customersTemplate"));
+	}
+
+	@Test
 	void anUnknownPolicyIsReportedWithTheCallAndTheMethodThatMadeIt() {
 		contextRunner().withBean(WebClient.Builder.class, WebClient::builder)
 			.withUserConfiguration(CustomersClientConfiguration.class)
@@ -264,6 +277,38 @@ class SpringCloudGatewayTests {
 			return loadBalanced.filter(http.filter("customers")).build();
 		}
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TemplateAfterBalancer {
+
+		@Bean
+		RestTemplate customersTemplate(BackoffHttp http) {
+			RestTemplate template = new RestTemplate();
+			template.getInterceptors().add(loadBalancerInterceptor());
+			template.getInterceptors().add(http.interceptor("customers"));
+			return template;
+		}
+
+	}
+
+	/** What docs/http-clients.md shows for a RestTemplate whose load balancer's interceptor is there already. */
+	@Configuration(proxyBeanMethods = false)
+	static class TemplateWithBackoffFirst {
+
+		@Bean
+		RestTemplate customersTemplate(BackoffHttp http) {
+			RestTemplate template = new RestTemplate();
+			template.getInterceptors().add(loadBalancerInterceptor());
+			template.getInterceptors().add(0, http.interceptor("customers"));
+			return template;
+		}
+
+	}
+
+	private static DeferringLoadBalancerInterceptor loadBalancerInterceptor() {
+		return new DeferringLoadBalancerInterceptor(
+				new StaticListableBeanFactory().getBeanProvider(BlockingLoadBalancerInterceptor.class));
 	}
 
 	@Configuration(proxyBeanMethods = false)
