@@ -22,8 +22,32 @@ public class SpringBootVersionCheck implements ApplicationContextInitializer<Con
 
 	@Override
 	public void initialize(ConfigurableApplicationContext context) {
-		if (!ClassUtils.isPresent(BOOT_4_CLASS, context.getClassLoader())) {
-			throw new UnsupportedSpringBootException(SpringBootVersion.getVersion());
+		check(SpringBootVersion.getVersion(), context.getClassLoader());
+	}
+
+	/**
+	 * Decided by the version, a constant in Spring Boot 3 and 4 (no class look-up, which a native
+	 * image may not answer); by a Boot 4 class where the version is unknown (Boot 2 reads it from
+	 * its jar's manifest, which a repackaged application may lack).
+	 * @param version the Spring Boot version, {@code null} when unknown
+	 * @param classLoader the application's class loader
+	 * @throws UnsupportedSpringBootException if that Boot is older than 4.0
+	 */
+	static void check(@Nullable String version, @Nullable ClassLoader classLoader) {
+		boolean older = (version != null) ? major(version) < 4 : !ClassUtils.isPresent(BOOT_4_CLASS, classLoader);
+		if (older) {
+			throw new UnsupportedSpringBootException(version);
+		}
+	}
+
+	/** @return the major version, or {@link Integer#MAX_VALUE} when it does not parse: never refused on a guess */
+	private static int major(String version) {
+		int dot = version.indexOf('.');
+		try {
+			return Integer.parseInt((dot < 0) ? version : version.substring(0, dot));
+		}
+		catch (NumberFormatException ex) {
+			return Integer.MAX_VALUE;
 		}
 	}
 

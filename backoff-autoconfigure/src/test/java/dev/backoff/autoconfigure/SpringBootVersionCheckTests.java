@@ -2,8 +2,9 @@ package dev.backoff.autoconfigure;
 
 import dev.backoff.autoconfigure.SpringBootVersionCheck.UnsupportedSpringBootException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -21,23 +22,37 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class SpringBootVersionCheckTests {
 
 	@Test
-	void bootFourPasses() {
+	void thisBootPasses() {
 		try (GenericApplicationContext context = new GenericApplicationContext()) {
 			assertThatNoException().isThrownBy(() -> new SpringBootVersionCheck().initialize(context));
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "4.0.0", "4.0.7", "4.1.1", "4.2.0-SNAPSHOT", "5.0.0-M1", "unparseable" })
+	void bootFourAndLaterPass(String version) {
+		assertThatNoException().isThrownBy(() -> SpringBootVersionCheck.check(version, getClass().getClassLoader()));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "3.5.7", "3.0.0", "2.7.18" })
+	void anOlderBootIsRefusedWithItsVersionAndAnAction(String version) {
+		UnsupportedSpringBootException failure = catchThrowableOfType(UnsupportedSpringBootException.class,
+				() -> SpringBootVersionCheck.check(version, getClass().getClassLoader()));
+		FailureAnalysis analysis = new SpringBootVersionFailureAnalyzer().analyze(new IllegalStateException(failure));
+		assertThat(analysis.getDescription())
+			.isEqualTo("Backoff needs Spring Boot 4.0 or later; this application runs Spring Boot " + version + ".");
+		assertThat(analysis.getAction()).contains("Upgrade to Spring Boot 4.0 or later");
+	}
+
 	@Test
-	void aBootWithoutBootFourClassesIsRefusedWithItsVersionAndAnAction() {
-		try (GenericApplicationContext context = new GenericApplicationContext()) {
-			context.setClassLoader(new FilteredClassLoader(SpringBootVersionCheck.BOOT_4_CLASS));
-			UnsupportedSpringBootException failure = catchThrowableOfType(UnsupportedSpringBootException.class,
-					() -> new SpringBootVersionCheck().initialize(context));
-			FailureAnalysis analysis = new SpringBootVersionFailureAnalyzer().analyze(new IllegalStateException(failure));
-			assertThat(analysis.getDescription()).isEqualTo("Backoff needs Spring Boot 4.0 or later; this application "
-					+ "runs Spring Boot " + SpringBootVersion.getVersion() + ".");
-			assertThat(analysis.getAction()).contains("Upgrade to Spring Boot 4.0 or later");
-		}
+	void withoutAVersionABootWithoutBootFourClassesIsRefused() {
+		ClassLoader older = new FilteredClassLoader(SpringBootVersionCheck.BOOT_4_CLASS);
+		assertThat(catchThrowableOfType(UnsupportedSpringBootException.class,
+				() -> SpringBootVersionCheck.check(null, older)))
+			.hasMessage("Backoff needs Spring Boot 4.0 or later; this application runs Spring Boot older than 4.0 "
+					+ "(its jar's manifest has no version).");
+		assertThatNoException().isThrownBy(() -> SpringBootVersionCheck.check(null, getClass().getClassLoader()));
 	}
 
 	@Test
