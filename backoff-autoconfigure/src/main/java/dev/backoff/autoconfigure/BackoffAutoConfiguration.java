@@ -14,6 +14,7 @@ import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffPolicyCustomizer;
 import dev.backoff.spring.http.BackoffHttp;
+import dev.backoff.spring.http.ClientChainCheck;
 import dev.backoff.spring.http.ReactiveBackoffHttp;
 import dev.backoff.spring.operation.BackoffListenerFactory;
 import dev.backoff.spring.operation.BackoffLogging;
@@ -181,6 +182,12 @@ public final class BackoffAutoConfiguration {
 		@ConditionalOnMissingBean
 		BackoffHttp backoffHttp(BackoffOperationSource operations) {
 			return new BackoffHttp(operations);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		ClientChainCheck backoffClientChainCheck() {
+			return new ClientChainCheck();
 		}
 
 		@Bean

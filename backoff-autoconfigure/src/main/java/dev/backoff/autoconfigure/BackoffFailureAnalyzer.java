@@ -25,12 +25,14 @@ public class BackoffFailureAnalyzer implements FailureAnalyzer {
 	public @Nullable FailureAnalysis analyze(Throwable failure) {
 		BackoffConfigurationException invalid = findCause(failure, BackoffConfigurationException.class);
 		if (invalid != null) {
-			return analysis(invalid.getProperty(), invalid.getValue(), invalid.getRule(), invalid.getAction(), invalid);
+			return analysis(invalid.isInCode() ? "Where:   " : "Property:", invalid.getProperty(), invalid.getValue(),
+					invalid.getRule(), invalid.getAction(), invalid);
 		}
 		BindException bind = findCause(failure, BindException.class);
 		if (bind != null && bind.getProperty() != null && bind.getName().toString().startsWith("backoff.")) {
 			BackoffConfigurationException unbound = unbound(bind, bind.getProperty());
-			return analysis(unbound.getProperty(), unbound.getValue(), unbound.getRule(), unbound.getAction(), bind);
+			return analysis("Property:", unbound.getProperty(), unbound.getValue(), unbound.getRule(),
+					unbound.getAction(), bind);
 		}
 		return null;
 	}
@@ -45,12 +47,12 @@ public class BackoffFailureAnalyzer implements FailureAnalyzer {
 				bind.getTarget().getType().resolve(Object.class), bind);
 	}
 
-	private FailureAnalysis analysis(String property, @Nullable Object value, String rule, String action,
-			Throwable cause) {
+	private FailureAnalysis analysis(String label, String property, @Nullable Object value, String rule,
+			String action, Throwable cause) {
 		// No line break at the end: Boot's reporter adds one, and a second would double the blank
 		// line before "Action:".
-		String description = String.format("Invalid Backoff configuration:%n%n    Property: %s%n    Value:    %s%n"
-				+ "    Rule:     %s", property, value, rule);
+		String description = String.format("Invalid Backoff configuration:%n%n    %s %s%n    Value:    %s%n"
+				+ "    Rule:     %s", label, property, value, rule);
 		return new FailureAnalysis(description, action, cause);
 	}
 

@@ -16,6 +16,7 @@ import dev.backoff.spring.config.BackoffPolicyCustomizer;
 import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.SettingsBinder;
 import dev.backoff.spring.http.BackoffHttp;
+import dev.backoff.spring.http.ClientChainCheck;
 import dev.backoff.spring.http.HttpFailures;
 import dev.backoff.spring.http.ReactiveBackoffHttp;
 import dev.backoff.spring.metrics.BackoffPolicyMetrics;
@@ -169,6 +170,11 @@ public class BackoffConfiguration {
 		@Bean
 		BackoffHttp backoffHttp(BackoffOperationSource operations) {
 			return new BackoffHttp(operations);
+		}
+
+		@Bean
+		ClientChainCheck backoffClientChainCheck() {
+			return new ClientChainCheck();
 		}
 
 		@Bean

@@ -223,14 +223,14 @@ public class BackoffEndpoint {
 			if (operation.getPolicyName().equals(name)) {
 				BackoffPolicy own = operation.getPolicy();
 				methods.put(operation.getMethodTag(),
-						new MethodDescriptor(settings(name, own),
-								rounded(worstCaseTotalDelay(own)), operation.getFallbackName(),
+						new MethodDescriptor(settings(name, own), rounded(WorstCaseDelays.total(own)),
+								rounded(WorstCaseDelays.schedule(own)), operation.getFallbackName(),
 								(this.counts != null) ? this.counts.get(operation) : null));
 			}
 		}
 		Map<String, SettingChange> changes = this.operations.getPolicies().getChanges(name);
 		return new PolicyDescriptor(settings(name, policy), changes.isEmpty() ? null : changes,
-				rounded(worstCaseTotalDelay(policy)), methods);
+				rounded(WorstCaseDelays.total(policy)), rounded(WorstCaseDelays.schedule(policy)), methods);
 	}
 
 	private PreviewDescriptor preview(String name, BackoffPolicy policy) {
@@ -246,15 +246,9 @@ public class BackoffEndpoint {
 		int total = schedule.getMaxRetries();
 		String listed = (total > retries.size())
 				? "the first " + retries.size() + " of " + total + " retries; the worst case counts them all" : null;
-		return new PreviewDescriptor(name, settings(name, policy), rounded(worstCaseTotalDelay(policy)), growth,
+		return new PreviewDescriptor(name, settings(name, policy), rounded(WorstCaseDelays.total(policy)),
+				rounded(WorstCaseDelays.schedule(policy)), growth,
 				SchedulePreviews.SAMPLES, total, listed, retries, (throttling != null) ? this.previews.retries(throttling, maxElapsed) : null);
-	}
-
-	/** The largest total wait of a call: every retry's longest wait, but never past max-elapsed. */
-	private static Duration worstCaseTotalDelay(BackoffPolicy policy) {
-		Duration worstCase = policy.getSchedule().worstCaseTotalDelay();
-		Duration maxElapsed = policy.getRules().getMaxElapsed();
-		return (maxElapsed != null && maxElapsed.compareTo(worstCase) < 0) ? maxElapsed : worstCase;
 	}
 
 	static String rounded(Duration duration) {
@@ -268,10 +262,13 @@ public class BackoffEndpoint {
 
 	/**
 	 * One policy: its settings in force, what of them differs from the configuration
-	 * ({@code null} when nothing does), its worst-case total wait and the methods that use it.
+	 * ({@code null} when nothing does), its worst-case total wait ({@code worstCaseTotalDelay}:
+	 * before each retry the longest of its schedule, its throttling schedule and a server's
+	 * {@code Retry-After} hint up to {@code max-retry-after}) and its schedule's alone
+	 * ({@code worstCaseScheduleDelay}), both never past {@code max-elapsed}, and the methods that use it.
 	 */
 	public record PolicyDescriptor(Map<String, Object> settings, @Nullable Map<String, SettingChange> changes,
-			String worstCaseTotalDelay, Map<String, MethodDescriptor> methods) {
+			String worstCaseTotalDelay, String worstCaseScheduleDelay, Map<String, MethodDescriptor> methods) {
 	}
 
 	/**
@@ -291,9 +288,9 @@ public class BackoffEndpoint {
 			@Nullable String rule, String message) implements OperationResponseBody {
 	}
 
-	/** One {@code @Backoff} method: its effective settings and its calls by outcome. */
-	public record MethodDescriptor(Map<String, Object> settings, String worstCaseTotalDelay, @Nullable String fallback,
-			@Nullable Map<String, Long> calls) {
+	/** One {@code @Backoff} method: its effective settings, its worst cases and its calls by outcome. */
+	public record MethodDescriptor(Map<String, Object> settings, String worstCaseTotalDelay,
+			String worstCaseScheduleDelay, @Nullable String fallback, @Nullable Map<String, Long> calls) {
 	}
 
 	/**
@@ -315,9 +312,11 @@ public class BackoffEndpoint {
 	 * lists at most {@value SchedulePreviews#MAX_PREVIEW_RETRIES} ({@code listed} says so when it stops short);
 	 * and {@code throttling}, the waits if every failure were throttling, when the policy has a
 	 * throttling schedule ({@code null} otherwise). A call's waits mix the two, retry by retry.
+	 * Its worst cases are those of {@link PolicyDescriptor}.
 	 */
 	public record PreviewDescriptor(String policy, Map<String, Object> settings, String worstCaseTotalDelay,
-			String growth, int samples, int retries, @Nullable String listed, List<RetryPreview> schedule,
+			String worstCaseScheduleDelay, String growth, int samples, int retries, @Nullable String listed,
+			List<RetryPreview> schedule,
 			@Nullable List<RetryPreview> throttling)
 			implements OperationResponseBody {
 	}

@@ -95,7 +95,9 @@ class BackoffEndpointExposureTests {
 						"20ms");
 				assertThat(preview.throttling()).extracting(BackoffEndpoint.RetryPreview::ceiling).containsExactly("1s",
 						"2s");
-				assertThat(preview.worstCaseTotalDelay()).isEqualTo("3s");
+				assertThat(preview.worstCaseScheduleDelay()).isEqualTo("3s");
+				// max-retry-after is throttle-max-delay when unset: each retry may wait 20s on a server's hint.
+				assertThat(preview.worstCaseTotalDelay()).isEqualTo("40s");
 			});
 	}
 

@@ -234,8 +234,10 @@ class BackoffEndpointTests {
 			assertThat(quotes.settings().get("jitter")).isEqualTo("none");
 			// Inherited from backoff.defaults, which inherits the built-in default.
 			assertThat(quotes.settings().get("multiplier")).isEqualTo(2.0);
-			// 200ms + 400ms + 800ms + 1s (capped)
-			assertThat(quotes.worstCaseTotalDelay()).isEqualTo("2400ms");
+			// The schedule: 200ms + 400ms + 800ms + 1s (capped); a server's hint, honoured up to
+			// max-retry-after (max-delay when unset), may make each of the four retries wait 1s.
+			assertThat(quotes.worstCaseScheduleDelay()).isEqualTo("2400ms");
+			assertThat(quotes.worstCaseTotalDelay()).isEqualTo("4s");
 			assertThat(endpoint.policies().policies().get("polling").settings().get("jitter")).isEqualTo("equal");
 		});
 	}
@@ -258,7 +260,8 @@ class BackoffEndpointTests {
 					entry("success_after_retry", 1L));
 			assertThat(policy.methods().get("Quotes.fetchTwice").calls()).isEmpty();
 			assertThat(policy.methods().get("Quotes.fetchTwice").settings().get("maxAttempts")).isEqualTo(2);
-			assertThat(policy.methods().get("Quotes.fetchTwice").worstCaseTotalDelay()).isEqualTo("200ms");
+			assertThat(policy.methods().get("Quotes.fetchTwice").worstCaseScheduleDelay()).isEqualTo("200ms");
+			assertThat(policy.methods().get("Quotes.fetchTwice").worstCaseTotalDelay()).isEqualTo("1s");
 		});
 	}
 

@@ -23,6 +23,8 @@ public class BackoffConfigurationException extends IllegalStateException {
 
 	private final String action;
 
+	private final boolean inCode;
+
 	/**
 	 * @param property where the value was given: a property such as
 	 * {@code backoff.policies.quotes.max-attempts}, or an annotation attribute such as
@@ -44,11 +46,31 @@ public class BackoffConfigurationException extends IllegalStateException {
 	 */
 	public BackoffConfigurationException(String property, @Nullable Object value, String rule, String action,
 			@Nullable Throwable cause) {
+		this(property, value, rule, action, cause, false);
+	}
+
+	private BackoffConfigurationException(String property, @Nullable Object value, String rule, String action,
+			@Nullable Throwable cause, boolean inCode) {
 		super(property + " was '" + value + "', but " + rule + ". " + action, cause);
 		this.property = property;
 		this.value = value;
 		this.rule = rule;
 		this.action = action;
+		this.inCode = inCode;
+	}
+
+	/**
+	 * Something the application's code did rather than configured, such as a client built with
+	 * an unknown policy: the report says where ("Where:"), not which property.
+	 * @param where the code: the call and its caller, or the bean
+	 * @param value the value given
+	 * @param rule the rule the value breaks
+	 * @param action what to do instead
+	 * @return the exception
+	 */
+	public static BackoffConfigurationException inCode(String where, @Nullable Object value, String rule,
+			String action) {
+		return new BackoffConfigurationException(where, value, rule, action, null, true);
 	}
 
 	/**
@@ -115,6 +137,11 @@ public class BackoffConfigurationException extends IllegalStateException {
 	/** @return where the value was given */
 	public String getProperty() {
 		return this.property;
+	}
+
+	/** @return whether {@link #getProperty()} names code ({@link #inCode}) rather than a property or attribute */
+	public boolean isInCode() {
+		return this.inCode;
 	}
 
 	/** @return the value given */

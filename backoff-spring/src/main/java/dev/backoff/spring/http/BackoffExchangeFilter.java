@@ -50,6 +50,10 @@ final class BackoffExchangeFilter implements ExchangeFilterFunction {
 		this.operations = operations;
 	}
 
+	String getPolicy() {
+		return this.operations.getPolicy();
+	}
+
 	@Override
 	@SuppressWarnings("unchecked")
 	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {

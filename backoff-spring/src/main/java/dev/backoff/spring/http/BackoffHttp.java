@@ -14,6 +14,7 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.util.StringUtils;
+import org.springframework.web.client.RestClient;
 
 /**
  * Retries the requests of Spring's HTTP clients under a named policy of
@@ -26,8 +27,8 @@ import org.springframework.util.StringUtils;
  * never a URL), live changes through the endpoint, and the nested guard.
  *
  * <pre class="code">
- * RestClient client = builder.baseUrl("http://quotes").requestInterceptor(http.interceptor("quotes")).build();
- * WebClient webClient = webBuilder.baseUrl("http://quotes").filter(reactiveHttp.filter("quotes")).build();
+ * RestClient client = http.builder(builder, "quotes").baseUrl("http://quotes").build();
+ * WebClient webClient = reactiveHttp.builder(webBuilder, "quotes").baseUrl("http://quotes").build();
  * </pre>
  *
  * <p>Idempotency: a request that failed may have taken effect on the server, so only the
@@ -83,17 +84,45 @@ public class BackoffHttp {
 	 * {@code attempt-timeout} of its own, which a blocking client cannot honour
 	 */
 	public ClientHttpRequestInterceptor interceptor(String policy) {
-		requirePolicy(policy);
+		return interceptor(policy, "BackoffHttp.interceptor(\"" + policy + "\")");
+	}
+
+	private ClientHttpRequestInterceptor interceptor(String policy, String call) {
+		requirePolicy(policy, call);
 		// Blocking: a timeout set on the policy itself cannot apply, so it stops start-up here.
-		this.operations.checkBlockingClient(policy, "BackoffHttp.interceptor(\"" + policy + "\")");
+		this.operations.checkBlockingClient(policy, call);
 		return new BackoffRequestInterceptor(new ClientOperations(this, policy, ClientHttpResponse.class));
 	}
 
-	String requirePolicy(String policy) {
+	/**
+	 * A copy of a {@code RestClient.Builder} whose clients retry under the policy: the
+	 * {@link #interceptor} first in the copy's chain, before the interceptors already there
+	 * (such as a load balancer's, so that each retry chooses an instance again), and the
+	 * builder given left as it was (a builder bean may be shared, as Spring Cloud's
+	 * {@code @LoadBalanced} one is, and every client built from it would retry under the policy).
+	 * <pre class="code">
+	 * RestClient customers = http.builder(loadBalancedBuilder, "customers").baseUrl("http://customers").build();
+	 * </pre>
+	 * @param builder the builder to copy, unchanged
+	 * @param policy a policy name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS}
+	 * @return the copy, with the interceptor first
+	 * @throws BackoffConfigurationException as {@link #interceptor} does
+	 */
+	public RestClient.Builder builder(RestClient.Builder builder, String policy) {
+		ClientHttpRequestInterceptor interceptor = interceptor(policy, "BackoffHttp.builder(builder, \"" + policy + "\")");
+		return builder.clone().requestInterceptors((interceptors) -> interceptors.add(0, interceptor));
+	}
+
+	/**
+	 * @param policy the policy asked for
+	 * @param call the call as written, such as {@code BackoffHttp.interceptor("quotes")}: with its
+	 * caller, it says where the application asked for a policy that is not configured
+	 */
+	String requirePolicy(String policy, String call) {
 		BackoffPolicies policies = this.operations.getPolicies();
 		if (policies.get(policy) == null) {
 			Set<String> names = policies.getNames();
-			throw new BackoffConfigurationException("BackoffHttp policy", policy,
+			throw BackoffConfigurationException.inCode(CallSite.describe(call), policy,
 					"must name a policy under backoff.policies ("
 							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
 							+ ") or " + BackoffPolicies.DEFAULTS,

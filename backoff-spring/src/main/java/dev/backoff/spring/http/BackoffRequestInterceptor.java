@@ -40,6 +40,10 @@ final class BackoffRequestInterceptor implements ClientHttpRequestInterceptor {
 		this.operations = operations;
 	}
 
+	String getPolicy() {
+		return this.operations.getPolicy();
+	}
+
 	@Override
 	public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
 			throws IOException {

@@ -34,6 +34,10 @@ final class ClientOperations {
 		this.returnType = returnType;
 	}
 
+	String getPolicy() {
+		return this.policy;
+	}
+
 	boolean isRetryable(HttpMethod method, HttpHeaders headers) {
 		return this.http.isRetryable(this.policy, method, headers);
 	}

@@ -5,6 +5,7 @@ import dev.backoff.spring.config.BackoffPolicies;
 import reactor.core.publisher.Mono;
 
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Retries the requests of {@code WebClient} under a named policy of {@code backoff.policies},
@@ -12,7 +13,7 @@ import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
  * meters, live changes and all); a bean when spring-webflux is present.
  *
  * <pre class="code">
- * WebClient client = builder.baseUrl("http://quotes").filter(reactiveHttp.filter("quotes")).build();
+ * WebClient client = reactiveHttp.builder(builder, "quotes").baseUrl("http://quotes").build();
  * </pre>
  */
 public class ReactiveBackoffHttp {
@@ -40,8 +41,32 @@ public class ReactiveBackoffHttp {
 	 * retries non-idempotent requests
 	 */
 	public ExchangeFilterFunction filter(String policy) {
-		this.http.requireHedgeableIfHedged(this.http.requirePolicy(policy));
+		return filter(policy, "ReactiveBackoffHttp.filter(\"" + policy + "\")");
+	}
+
+	private ExchangeFilterFunction filter(String policy, String call) {
+		this.http.requireHedgeableIfHedged(this.http.requirePolicy(policy, call));
 		return new BackoffExchangeFilter(new ClientOperations(this.http, policy, Mono.class));
+	}
+
+	/**
+	 * A copy of a {@code WebClient.Builder} whose clients retry under the policy: the
+	 * {@link #filter} first in the copy's chain, before the filters already there (such as a
+	 * load balancer's, so that each retry chooses an instance again), and the builder given
+	 * left as it was. {@code builder.filter(...)} would change the builder itself, and a builder
+	 * bean may be shared (Spring Cloud's {@code @LoadBalanced} one is a singleton): every client
+	 * built from it would then retry under this policy, counted as its calls and drawing on its budget.
+	 * <pre class="code">
+	 * WebClient customers = http.builder(loadBalancedBuilder, "customers").baseUrl("http://customers").build();
+	 * </pre>
+	 * @param builder the builder to copy, unchanged
+	 * @param policy a policy name under {@code backoff.policies}, or {@value BackoffPolicies#DEFAULTS}
+	 * @return the copy, with the filter first
+	 * @throws BackoffConfigurationException as {@link #filter} does
+	 */
+	public WebClient.Builder builder(WebClient.Builder builder, String policy) {
+		ExchangeFilterFunction filter = filter(policy, "ReactiveBackoffHttp.builder(builder, \"" + policy + "\")");
+		return builder.clone().filters((filters) -> filters.add(0, filter));
 	}
 
 }

@@ -323,7 +323,7 @@ class BackoffHttpTests {
 	void anUnknownPolicyIsReportedWhenTheClientIsBuilt() {
 		this.runner.run((context) -> assertThatExceptionOfType(BackoffConfigurationException.class)
 			.isThrownBy(() -> context.getBean(BackoffHttp.class).interceptor("downstrem"))
-			.withMessageContaining("BackoffHttp policy")
+			.withMessageContaining("BackoffHttp.interceptor(\"downstrem\") in BackoffHttpTests.lambda$")
 			.withMessageContaining("must name a policy under backoff.policies (configured: downstream) or defaults"));
 	}
 

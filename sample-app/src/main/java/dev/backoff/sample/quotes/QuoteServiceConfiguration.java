@@ -19,7 +19,7 @@ class QuoteServiceConfiguration {
 
 	@Bean
 	QuoteService quoteService(RestClient.Builder builder, BackoffHttp http) {
-		RestClient client = builder.requestInterceptor(http.interceptor("quote-service")).build();
+		RestClient client = http.builder(builder, "quote-service").build();
 		return HttpServiceProxyFactory.builderFor(RestClientAdapter.create(client))
 			.build()
 			.createClient(QuoteService.class);
