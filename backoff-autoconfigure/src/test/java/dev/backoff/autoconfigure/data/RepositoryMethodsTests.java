@@ -87,7 +87,7 @@ class RepositoryMethodsTests {
 	}
 
 	@Table("OWNER")
-	record Owner(@Id Integer id, String name) {
+	public record Owner(@Id Integer id, String name) {
 	}
 
 	interface OwnerRepository extends CrudRepository<Owner, Integer> {
@@ -127,7 +127,7 @@ class RepositoryMethodsTests {
 
 	/** Spring Data JDBC over an embedded H2 database. */
 	@Configuration(proxyBeanMethods = false)
-	static class Jdbc extends AbstractJdbcConfiguration {
+	public static class Jdbc extends AbstractJdbcConfiguration {
 
 		@Bean(destroyMethod = "shutdown")
 		EmbeddedDatabase dataSource() {

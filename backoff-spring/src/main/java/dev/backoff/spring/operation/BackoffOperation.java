@@ -15,6 +15,7 @@ import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.PolicySettings;
+import dev.backoff.spring.data.RollbackOnlyRetries;
 import org.jspecify.annotations.Nullable;
 
 
@@ -80,6 +81,9 @@ public final class BackoffOperation {
 
 	/** Observes each call, or {@code null} when calls are not observed. */
 	private final @Nullable CallObserver observer;
+
+	/** Stops retries inside a caller's transaction marked rollback-only. */
+	private final RollbackOnlyRetries rollbackOnly = new RollbackOnlyRetries(() -> BackoffLogging.prefix(this));
 
 	BackoffOperation(String policyName, Method method, Class<?> targetClass, State state,
 			@Nullable PolicySettings annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
@@ -177,6 +181,11 @@ public final class BackoffOperation {
 	/** @return the policy and budget that calls starting now use, read together */
 	State getState() {
 		return this.state;
+	}
+
+	/** @return the policy of a blocking call starting now on this thread: guarded inside a transaction */
+	BackoffPolicy policyFor(State state) {
+		return this.rollbackOnly.policyFor(state.policy());
 	}
 
 	void setState(State state) {
@@ -280,7 +289,7 @@ public final class BackoffOperation {
 			@Nullable Object target, @Nullable Object[] arguments) throws Throwable {
 		if (this.direct) {
 			State state = this.state;
-			return this.executor.execute(state.policy(), state.budget(), this.listener, attempt);
+			return this.executor.execute(policyFor(state), state.budget(), this.listener, attempt);
 		}
 		return this.invoker.invoke(this, attempt, fallbackReceiver(proxy, target), arguments);
 	}

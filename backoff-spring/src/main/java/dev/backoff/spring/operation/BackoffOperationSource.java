@@ -24,6 +24,7 @@ import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.config.PolicySnapshot;
 import dev.backoff.spring.operation.ReturnShape.Returned;
+import dev.backoff.spring.support.UserTypes;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;

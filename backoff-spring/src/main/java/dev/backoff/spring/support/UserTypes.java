@@ -1,4 +1,4 @@
-package dev.backoff.spring.operation;
+package dev.backoff.spring.support;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -19,7 +19,7 @@ import org.springframework.util.ClassUtils;
  * Spring Data's own repository meters name the repository interface.
  * </ul>
  */
-final class UserTypes {
+public final class UserTypes {
 
 	private UserTypes() {
 	}
@@ -29,7 +29,7 @@ final class UserTypes {
 	 * @param targetClass the class of the target bean, or {@code null} if unknown
 	 * @return the type the user wrote that the method is called on
 	 */
-	static Class<?> of(Method method, @Nullable Class<?> targetClass) {
+	public static Class<?> of(Method method, @Nullable Class<?> targetClass) {
 		if (targetClass == null) {
 			return method.getDeclaringClass();
 		}
@@ -47,7 +47,7 @@ final class UserTypes {
 	}
 
 	/** @return whether the class's name is made up at run time: a JDK proxy, a lambda, a hidden class */
-	static boolean isGenerated(Class<?> type) {
+	public static boolean isGenerated(Class<?> type) {
 		return Proxy.isProxyClass(type) || type.isHidden() || ClassUtils.isLambdaClass(type);
 	}
 
