@@ -10,6 +10,8 @@ import java.util.function.Predicate;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.InvalidPolicyException;
 import dev.backoff.RetryBudget;
+import dev.backoff.spring.data.DataAccessFailures;
+import dev.backoff.spring.data.DataAccessRetry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
@@ -133,6 +135,11 @@ final class PolicyMerge {
 		return Boolean.TRUE.equals(this.merged.getRetryNonIdempotent());
 	}
 
+	/** @return the most specific level's {@code retry-on-data-access}, or {@code null} when no level says */
+	@Nullable DataAccessRetry retryOnDataAccess() {
+		return this.merged.getRetryOnDataAccess();
+	}
+
 	/**
 	 * @param levels the settings, least specific first
 	 * @param setting a setting
@@ -203,12 +210,13 @@ final class PolicyMerge {
 	 * @param classLoader loads the exception types the settings name
 	 * @param expressions parses {@code retry-on-exception}
 	 * @param customizers tune the policy in code, in order
+	 * @param base the policy the levels start from, whose default classification others extend
 	 */
 	record Context(String name, @Nullable ClassLoader classLoader, BackoffExpressions expressions,
-			List<BackoffPolicyCustomizer> customizers) {
+			List<BackoffPolicyCustomizer> customizers, BackoffPolicy base) {
 
 		Context withoutCustomizers() {
-			return new Context(this.name, this.classLoader, this.expressions, List.of());
+			return new Context(this.name, this.classLoader, this.expressions, List.of(), this.base);
 		}
 
 	}
@@ -247,6 +255,17 @@ final class PolicyMerge {
 
 		Predicate<Throwable> predicate(String text) {
 			return this.context.expressions().retryOnException(text, this.where, this.context.name());
+		}
+
+		/**
+		 * Puts {@code retry-on-data-access} on the builder: {@code transient} classifies
+		 * data-access failures before the base policy's default classification decides the rest.
+		 */
+		static void classifyDataAccess(BackoffPolicy.Builder builder, DataAccessRetry value, At at) {
+			if (value == DataAccessRetry.TRANSIENT) {
+				// The base has no retry-on, abort-on or retry-on-exception: its rules are its default classification.
+				builder.retryableByDefault(DataAccessFailures.retryable(at.context().base().getRules()::isRetryable));
+			}
 		}
 
 	}

@@ -15,6 +15,7 @@ import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.PolicySettings;
+import dev.backoff.spring.data.DataAccessFailures;
 import dev.backoff.spring.data.RollbackOnlyRetries;
 import org.jspecify.annotations.Nullable;
 
@@ -257,8 +258,14 @@ public final class BackoffOperation {
 		if (failure == null) {
 			return NO_EXCEPTION;
 		}
+		Throwable named = failure;
+		if (this.state.namesDataAccessCause()) {
+			// retry-on-data-access: transient retries by a cause (SQLTransientConnectionException): name it.
+			Throwable cause = DataAccessFailures.transientCause(failure);
+			named = (cause != null) ? cause : failure;
+		}
 		ExceptionTags tags = this.exceptionTags;
-		return ((tags != null) ? tags : exceptionTags()).get(failure);
+		return ((tags != null) ? tags : exceptionTags()).get(named);
 	}
 
 	/** Made on first use, once: two would bound the tag values differently. */
@@ -371,8 +378,10 @@ public final class BackoffOperation {
 	 * The policy and budget of the calls that start while it is in force.
 	 * @param policy the effective policy
 	 * @param budget the named policy's retry budget, or {@code null} for none
+	 * @param namesDataAccessCause whether the {@code exception} tag names the transient cause that a
+	 * data-access failure was retried for ({@code retry-on-data-access: transient})
 	 */
-	record State(BackoffPolicy policy, @Nullable RetryBudget budget) {
+	record State(BackoffPolicy policy, @Nullable RetryBudget budget, boolean namesDataAccessCause) {
 	}
 
 }
