@@ -113,9 +113,10 @@ public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	}
 
 	/**
-	 * Makes the objects of the eager factory beans whose objects have {@code @Backoff} methods,
-	 * such as Spring Data's repositories: a factory bean's object is made when first asked for,
-	 * and until then its methods are not resolved, so that their mistakes would wait for a call.
+	 * Makes the singleton objects of the eager factory beans whose objects have {@code @Backoff}
+	 * methods, such as Spring Data's repositories: a factory bean's object is made when first
+	 * asked for, and until then its methods are not resolved, so that their mistakes would wait
+	 * for a call. A lazy factory bean (Spring Data's deferred or lazy bootstrap) stays lazy.
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
@@ -130,7 +131,8 @@ public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 				continue;
 			}
 			Class<?> type = beanFactory.getType(objectName, false);
-			if (type != null && type.isInterface() && isEligible(type)) {
+			// Only a singleton object: another would be made anew, for nothing, by asking.
+			if (type != null && type.isInterface() && isEligible(type) && beanFactory.isSingleton(objectName)) {
 				beanFactory.getBean(objectName);
 			}
 		}
