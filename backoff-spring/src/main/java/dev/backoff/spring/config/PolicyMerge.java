@@ -58,6 +58,7 @@ final class PolicyMerge {
 	 * @throws BackoffConfigurationException naming the setting at fault where it was given
 	 */
 	BackoffPolicy policy(BackoffPolicy base, Context context) {
+		checkDataAccessClassified();
 		BackoffPolicy.Builder builder = base.toBuilder();
 		apply(builder, context, false);
 		for (BackoffPolicyCustomizer customizer : context.customizers()) {
@@ -92,6 +93,34 @@ final class PolicyMerge {
 			if (value != null && setting.isPolicy()
 					&& this.levels.get(this.origins.get(setting.name())).overCustomizers() == overCustomizers) {
 				setting.apply(builder, value, new At(where(setting), context));
+			}
+		}
+	}
+
+	/**
+	 * Refuses {@code retry-on-data-access: transient} where a {@code retry-on} or
+	 * {@code retry-on-exception} given at the same level or a less specific one replaces the
+	 * default classification it is part of: it would never apply. A more specific level's
+	 * {@code retry-on} over an inherited {@code retry-on-data-access} is the policy's own choice.
+	 */
+	private void checkDataAccessClassified() {
+		String dataAccess = PolicySettings.RETRY_ON_DATA_ACCESS.name();
+		int given = origin(dataAccess);
+		if (given < 0 || this.merged.getRetryOnDataAccess() != DataAccessRetry.TRANSIENT) {
+			return;
+		}
+		for (PolicySetting<?> replacing : List.of(PolicySettings.RETRY_ON, PolicySettings.RETRY_ON_EXCEPTION)) {
+			int origin = origin(replacing.name());
+			Object value = replacing.get(this.merged);
+			if (origin >= 0 && origin <= given && !(value instanceof List<?> list && list.isEmpty())) {
+				Level level = this.levels.get(given);
+				String other = this.levels.get(origin).where(replacing.name());
+				throw new BackoffConfigurationException(level.where(dataAccess), "transient",
+						"must not be set where " + other + " is: it replaces the default classification that "
+								+ level.name(dataAccess) + " is part of, so it would never apply",
+						"Remove " + other + ": retry-on-data-access: transient retries Spring's transient "
+								+ "data-access failures, and those they miss such as a pool time-out. Or remove "
+								+ level.where(dataAccess) + ".");
 			}
 		}
 	}

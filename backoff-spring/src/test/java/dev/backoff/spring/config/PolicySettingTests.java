@@ -70,7 +70,7 @@ class PolicySettingTests {
 				Map.entry("maxRetryAfter", Duration.ofSeconds(7)), Map.entry("throttleBaseDelay", Duration.ofSeconds(1)),
 				Map.entry("throttleMaxDelay", Duration.ofSeconds(9)),
 				Map.entry("throttleOn", List.of("java.net.SocketTimeoutException")),
-				Map.entry("retryNonIdempotent", true), Map.entry("retryOnDataAccess", DataAccessRetry.TRANSIENT),
+				Map.entry("retryNonIdempotent", true), Map.entry("retryOnDataAccess", DataAccessRetry.ANY),
 				Map.entry("budget.enabled", true),
 				Map.entry("budget.maxTokens", 8.0), Map.entry("budget.tokenRatio", 0.2),
 				Map.entry("budget.throttleCost", 0.5));

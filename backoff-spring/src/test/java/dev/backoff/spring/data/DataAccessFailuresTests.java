@@ -15,6 +15,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
 import dev.backoff.spring.EnableBackoff;
+import dev.backoff.spring.config.BackoffConfigurationException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -66,7 +67,8 @@ class DataAccessFailuresTests {
 	void aPoolTimeOutIsNotRetriedByTheUsualRetryOnIdiom() {
 		// Why the setting exists: CannotCreateTransactionException is no TransientDataAccessException.
 		this.contextRunner
-			.withPropertyValues("backoff.policies.db.retry-on=org.springframework.dao.TransientDataAccessException")
+			.withPropertyValues("backoff.policies.db.retry-on-data-access=any",
+					"backoff.policies.db.retry-on=org.springframework.dao.TransientDataAccessException")
 			.run((context) -> {
 				try (Connection held = context.getBean(HikariDataSource.class).getConnection()) {
 					assertThatExceptionOfType(CannotCreateTransactionException.class)
@@ -75,6 +77,27 @@ class DataAccessFailuresTests {
 				}
 				assertThat(calls(context, "count", "not_retryable")).isEqualTo(1);
 			});
+	}
+
+	@Test
+	void theClassificationBesideARetryOnThatReplacesItStopsStartUp() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.db.retry-on=org.springframework.dao.TransientDataAccessException")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable failure = context.getStartupFailure();
+				while (failure != null && !(failure instanceof BackoffConfigurationException)) {
+					failure = failure.getCause();
+				}
+				assertThat(failure).isInstanceOf(BackoffConfigurationException.class)
+					.hasMessageStartingWith("backoff.policies.db.retry-on-data-access was 'transient', but must not be "
+							+ "set where backoff.policies.db.retry-on is: it replaces the default classification that "
+							+ "retry-on-data-access is part of, so it would never apply.");
+			});
+		// Inherited, it leaves a policy's own retry-on alone.
+		this.contextRunner.withPropertyValues("backoff.policies.db.retry-on-data-access=",
+				"backoff.defaults.retry-on-data-access=transient", "backoff.policies.db.retry-on=java.io.IOException")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
