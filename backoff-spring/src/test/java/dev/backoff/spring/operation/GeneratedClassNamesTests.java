@@ -98,10 +98,16 @@ class GeneratedClassNamesTests {
 
 	}
 
-	interface Lookup {
+	/** As {@code CrudRepository} declares {@code findById}. */
+	interface Finder {
 
 		@Backoff
 		String find(String key);
+
+	}
+
+	/** As a repository interface inherits it: the method is named by the interface the bean is. */
+	interface Lookup extends Finder {
 
 	}
 
