@@ -203,7 +203,9 @@ public class BackoffEndpoint {
 		BackoffPolicies policies = this.operations.getPolicies();
 		RetryBudget budget = policies.getBudget(name);
 		Map<String, Object> settings = new LinkedHashMap<>();
-		PolicySetting.values(new EffectivePolicy(policy, budget, policies.isRetryNonIdempotent(name)))
+		EffectivePolicy effective = policies.getEffective(name);
+		PolicySetting.values(new EffectivePolicy(policy, budget, policies.isRetryNonIdempotent(name),
+				(effective != null) ? effective.retryOnDataAccess() : null))
 			.forEach((setting, value) -> {
 				// The budget's settings are listed under "budget", with its tokens left.
 				if (value != null && !setting.contains(".")) {

@@ -16,7 +16,6 @@ import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffPolicies.SettingChange;
 import dev.backoff.spring.config.DurationFormat;
-import dev.backoff.spring.config.EffectivePolicy;
 import dev.backoff.spring.config.PolicySetting;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -62,8 +61,7 @@ class BackoffEndpointTests {
 					WebEndpointResponse<OperationResponseBody> response = endpoint.change("spare",
 							body(setting.key(), setting.example()));
 					assertThat(response.getStatus()).as("%s: %s", setting.key(), response.getBody()).isEqualTo(200);
-					Object value = setting.valueIn(new EffectivePolicy(policies.get("spare"), policies.getBudget("spare"),
-							policies.isRetryNonIdempotent("spare")));
+					Object value = setting.valueIn(policies.getEffective("spare"));
 					if (value instanceof Number number) {
 						assertThat(number.doubleValue()).as(setting.name()).isEqualTo(Double.parseDouble(setting.example()));
 					}

@@ -1,6 +1,7 @@
 package dev.backoff.spring.aop;
 
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.function.Supplier;
 
 import dev.backoff.Backoff;
@@ -17,6 +18,10 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.ComposablePointcut;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
@@ -33,10 +38,12 @@ import org.springframework.util.function.SingletonSupplier;
  * <p>Whether a bean is advised depends on its annotations alone, so that AOT processing,
  * which asks before any configuration is bound, can tell. Every {@code @Backoff} method of an
  * advised bean is resolved as the bean is created, so that configuration mistakes stop
- * start-up rather than the first call.
+ * start-up rather than the first call: a JDK proxy's too (a Spring Data repository), whose
+ * methods are those of the interfaces it implements.
  */
 @SuppressWarnings("serial")
-public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
+		implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(BackoffAnnotationBeanPostProcessor.class);
 
@@ -69,8 +76,16 @@ public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		if (bean instanceof AopInfrastructureBean || !isEligible(targetClass)) {
+		if (bean instanceof AopInfrastructureBean) {
 			return super.postProcessAfterInitialization(bean, beanName);
+		}
+		if (!isEligible(targetClass)) {
+			// A JDK proxy made elsewhere, such as a Spring Data repository: its @Backoff methods
+			// are its interfaces', which its target's class (SimpleJdbcRepository) may not have.
+			if (!Proxy.isProxyClass(bean.getClass()) || !isEligible(bean.getClass())) {
+				return super.postProcessAfterInitialization(bean, beanName);
+			}
+			targetClass = bean.getClass();
 		}
 		if (!this.source.obtain().resolveAll(targetClass)) {
 			// Its @Backoff names only message listeners' policies, which their containers retry.
@@ -95,6 +110,32 @@ public class BackoffAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 			warnOfFinalMethods(targetClass);
 		}
 		return proxy;
+	}
+
+	/**
+	 * Makes the singleton objects of the eager factory beans whose objects have {@code @Backoff}
+	 * methods, such as Spring Data's repositories: a factory bean's object is made when first
+	 * asked for, and until then its methods are not resolved, so that their mistakes would wait
+	 * for a call. A lazy factory bean (Spring Data's deferred or lazy bootstrap) stays lazy.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
+		if (beanFactory == null) {
+			return;
+		}
+		for (String name : beanFactory.getBeanNamesForType(FactoryBean.class, false, false)) {
+			String objectName = BeanFactoryUtils.transformedBeanName(name);
+			if (beanFactory.containsBeanDefinition(objectName)
+					&& beanFactory.getBeanDefinition(objectName).isLazyInit()) {
+				continue;
+			}
+			Class<?> type = beanFactory.getType(objectName, false);
+			// Only a singleton object: another would be made anew, for nothing, by asking.
+			if (type != null && type.isInterface() && isEligible(type) && beanFactory.isSingleton(objectName)) {
+				beanFactory.getBean(objectName);
+			}
+		}
 	}
 
 	/** A class-based proxy cannot override a final method: its calls bypass the advice entirely. */

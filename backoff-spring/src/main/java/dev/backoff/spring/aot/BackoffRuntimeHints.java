@@ -13,14 +13,17 @@ import org.springframework.util.ReflectionUtils;
  * fields that {@code BackoffCall} and {@code RetryBudget} update through a {@code VarHandle},
  * and the optional neighbours whose presence Backoff asks at run time with
  * {@code ClassUtils.isPresent} (Reactor for {@code Mono}/{@code Flux} methods, WebFlux for
- * {@code WebClient} failures), so that a native image answers as the JVM does.
+ * {@code WebClient} failures, spring-tx for transactions and data-access failures), so that a
+ * native image answers as the JVM does.
  */
 public class BackoffRuntimeHints implements RuntimeHintsRegistrar {
 
 	/** The classes whose presence Backoff asks at run time. */
 	static final String[] OPTIONAL_TYPES = { "reactor.core.publisher.Mono", "reactor.core.publisher.Flux",
 			"org.reactivestreams.Publisher",
-			"org.springframework.web.reactive.function.client.WebClientResponseException" };
+			"org.springframework.web.reactive.function.client.WebClientResponseException",
+			"org.springframework.transaction.support.TransactionSynchronizationManager",
+			"org.springframework.dao.DataAccessException" };
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

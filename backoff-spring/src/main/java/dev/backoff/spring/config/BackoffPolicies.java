@@ -112,6 +112,11 @@ public final class BackoffPolicies {
 		return this.current.isRetryNonIdempotent(name);
 	}
 
+	/** @see PolicySnapshot#getEffective */
+	public @Nullable EffectivePolicy getEffective(String name) {
+		return this.current.getEffective(name);
+	}
+
 	/** @see PolicySnapshot#getNames */
 	public Set<String> getNames() {
 		return this.current.getNames();

@@ -4,16 +4,29 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffSchedule;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryRules;
+import dev.backoff.spring.data.DataAccessRetry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A policy in force with what the named policy adds beside the value: its retry budget and
- * whether its HTTP clients retry non-idempotent requests.
+ * A policy in force with what the named policy adds beside the value: its retry budget,
+ * whether its HTTP clients retry non-idempotent requests, and how it classifies data access.
  * @param policy the effective policy
  * @param budget the named policy's retry budget, or {@code null} for none
  * @param retryNonIdempotent whether its HTTP clients retry POST and PATCH without an Idempotency-Key
+ * @param retryOnDataAccess its {@code retry-on-data-access}, or {@code null} when unset
  */
-public record EffectivePolicy(BackoffPolicy policy, @Nullable RetryBudget budget, boolean retryNonIdempotent) {
+public record EffectivePolicy(BackoffPolicy policy, @Nullable RetryBudget budget, boolean retryNonIdempotent,
+		@Nullable DataAccessRetry retryOnDataAccess) {
+
+	/** A policy in force whose {@code retry-on-data-access} is unset. */
+	public EffectivePolicy(BackoffPolicy policy, @Nullable RetryBudget budget, boolean retryNonIdempotent) {
+		this(policy, budget, retryNonIdempotent, null);
+	}
+
+	/** @return whether its {@code exception} tag names the transient cause that a data-access failure matched */
+	public boolean namesDataAccessCause() {
+		return this.retryOnDataAccess == DataAccessRetry.TRANSIENT;
+	}
 
 	BackoffSchedule schedule() {
 		return this.policy.getSchedule();

@@ -101,18 +101,20 @@ final class PolicyFactory {
 			return new PolicySnapshot.Entry(old.effective(), levels, settings, configured);
 		}
 		return new PolicySnapshot.Entry(new EffectivePolicy(policy.policy(),
-				carry(old.effective().budget(), policy.budget()), policy.retryNonIdempotent()), levels, settings,
+				carry(old.effective().budget(), policy.budget()), policy.retryNonIdempotent(),
+				policy.retryOnDataAccess()), levels, settings,
 				configured);
 	}
 
 	private EffectivePolicy effective(String name, List<PolicyMerge.Level> levels) {
 		PolicyMerge merge = PolicyMerge.of(levels);
 		// A fresh bucket for every policy, even one whose budget settings all come from backoff.defaults.
-		return new EffectivePolicy(merge.policy(this.base, context(name)), merge.budget(), merge.retryNonIdempotent());
+		return new EffectivePolicy(merge.policy(this.base, context(name)), merge.budget(), merge.retryNonIdempotent(),
+				merge.retryOnDataAccess());
 	}
 
 	private PolicyMerge.Context context(String name) {
-		return new PolicyMerge.Context(name, this.classLoader, this.expressions, this.customizers);
+		return new PolicyMerge.Context(name, this.classLoader, this.expressions, this.customizers, this.base);
 	}
 
 	/**

@@ -10,6 +10,8 @@ import java.util.function.Predicate;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.InvalidPolicyException;
 import dev.backoff.RetryBudget;
+import dev.backoff.spring.data.DataAccessFailures;
+import dev.backoff.spring.data.DataAccessRetry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
@@ -56,6 +58,7 @@ final class PolicyMerge {
 	 * @throws BackoffConfigurationException naming the setting at fault where it was given
 	 */
 	BackoffPolicy policy(BackoffPolicy base, Context context) {
+		checkDataAccessClassified();
 		BackoffPolicy.Builder builder = base.toBuilder();
 		apply(builder, context, false);
 		for (BackoffPolicyCustomizer customizer : context.customizers()) {
@@ -90,6 +93,34 @@ final class PolicyMerge {
 			if (value != null && setting.isPolicy()
 					&& this.levels.get(this.origins.get(setting.name())).overCustomizers() == overCustomizers) {
 				setting.apply(builder, value, new At(where(setting), context));
+			}
+		}
+	}
+
+	/**
+	 * Refuses {@code retry-on-data-access: transient} where a {@code retry-on} or
+	 * {@code retry-on-exception} given at the same level or a less specific one replaces the
+	 * default classification it is part of: it would never apply. A more specific level's
+	 * {@code retry-on} over an inherited {@code retry-on-data-access} is the policy's own choice.
+	 */
+	private void checkDataAccessClassified() {
+		String dataAccess = PolicySettings.RETRY_ON_DATA_ACCESS.name();
+		int given = origin(dataAccess);
+		if (given < 0 || this.merged.getRetryOnDataAccess() != DataAccessRetry.TRANSIENT) {
+			return;
+		}
+		for (PolicySetting<?> replacing : List.of(PolicySettings.RETRY_ON, PolicySettings.RETRY_ON_EXCEPTION)) {
+			int origin = origin(replacing.name());
+			Object value = replacing.get(this.merged);
+			if (origin >= 0 && origin <= given && !(value instanceof List<?> list && list.isEmpty())) {
+				Level level = this.levels.get(given);
+				String other = this.levels.get(origin).where(replacing.name());
+				throw new BackoffConfigurationException(level.where(dataAccess), "transient",
+						"must not be set where " + other + " is: it replaces the default classification that "
+								+ level.name(dataAccess) + " is part of, so it would never apply",
+						"Remove " + other + ": retry-on-data-access: transient retries Spring's transient "
+								+ "data-access failures, and those they miss such as a pool time-out. Or remove "
+								+ level.where(dataAccess) + ".");
 			}
 		}
 	}
@@ -131,6 +162,11 @@ final class PolicyMerge {
 	/** @return whether HTTP clients retry POST and PATCH requests without an Idempotency-Key; false when no level says */
 	boolean retryNonIdempotent() {
 		return Boolean.TRUE.equals(this.merged.getRetryNonIdempotent());
+	}
+
+	/** @return the most specific level's {@code retry-on-data-access}, or {@code null} when no level says */
+	@Nullable DataAccessRetry retryOnDataAccess() {
+		return this.merged.getRetryOnDataAccess();
 	}
 
 	/**
@@ -203,12 +239,13 @@ final class PolicyMerge {
 	 * @param classLoader loads the exception types the settings name
 	 * @param expressions parses {@code retry-on-exception}
 	 * @param customizers tune the policy in code, in order
+	 * @param base the policy the levels start from, whose default classification others extend
 	 */
 	record Context(String name, @Nullable ClassLoader classLoader, BackoffExpressions expressions,
-			List<BackoffPolicyCustomizer> customizers) {
+			List<BackoffPolicyCustomizer> customizers, BackoffPolicy base) {
 
 		Context withoutCustomizers() {
-			return new Context(this.name, this.classLoader, this.expressions, List.of());
+			return new Context(this.name, this.classLoader, this.expressions, List.of(), this.base);
 		}
 
 	}
@@ -247,6 +284,17 @@ final class PolicyMerge {
 
 		Predicate<Throwable> predicate(String text) {
 			return this.context.expressions().retryOnException(text, this.where, this.context.name());
+		}
+
+		/**
+		 * Puts {@code retry-on-data-access} on the builder: {@code transient} classifies
+		 * data-access failures before the base policy's default classification decides the rest.
+		 */
+		static void classifyDataAccess(BackoffPolicy.Builder builder, DataAccessRetry value, At at) {
+			if (value == DataAccessRetry.TRANSIENT) {
+				// The base has no retry-on, abort-on or retry-on-exception: its rules are its default classification.
+				builder.retryableByDefault(DataAccessFailures.retryable(at.context().base().getRules()::isRetryable));
+			}
 		}
 
 	}

@@ -11,7 +11,6 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 import dev.backoff.BackoffPolicy;
-import dev.backoff.Jitter;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -172,8 +171,9 @@ public final class PolicySetting<T> {
 		if (value instanceof Duration duration) {
 			return DurationFormat.format(duration);
 		}
-		if (value instanceof Jitter jitter) {
-			return jitter.name().toLowerCase(Locale.ROOT);
+		if (value instanceof Enum<?> constant) {
+			// jitter: full, retry-on-data-access: transient
+			return constant.name().toLowerCase(Locale.ROOT);
 		}
 		if (value instanceof Collection<?> types) {
 			return types.stream().map((type) -> (type instanceof Class<?> c) ? c.getName() : String.valueOf(type)).toList();

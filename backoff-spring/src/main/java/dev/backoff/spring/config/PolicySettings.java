@@ -6,6 +6,7 @@ import java.util.List;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
+import dev.backoff.spring.data.DataAccessRetry;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -71,6 +72,9 @@ public class PolicySettings {
 
 	/** Whether HTTP clients retry POST and PATCH without an Idempotency-Key. */
 	private @Nullable Boolean retryNonIdempotent;
+
+	/** How data-access failures are classified where retry-on is not set: any or transient. */
+	private @Nullable DataAccessRetry retryOnDataAccess;
 
 	private final Budget budget = new Budget();
 
@@ -218,6 +222,14 @@ public class PolicySettings {
 		this.retryNonIdempotent = value;
 	}
 
+	public @Nullable DataAccessRetry getRetryOnDataAccess() {
+		return this.retryOnDataAccess;
+	}
+
+	public void setRetryOnDataAccess(@Nullable DataAccessRetry value) {
+		this.retryOnDataAccess = value;
+	}
+
 	public Budget getBudget() {
 		return this.budget;
 	}
@@ -357,6 +369,10 @@ public class PolicySettings {
 			"true", PolicySettings::getRetryNonIdempotent, PolicySettings::setRetryNonIdempotent, null,
 			EffectivePolicy::retryNonIdempotent);
 
+	static final PolicySetting<DataAccessRetry> RETRY_ON_DATA_ACCESS = PolicySetting.resolved("retryOnDataAccess",
+			DataAccessRetry.class, "transient", PolicySettings::getRetryOnDataAccess,
+			PolicySettings::setRetryOnDataAccess, PolicyMerge.At::classifyDataAccess, EffectivePolicy::retryOnDataAccess);
+
 	static final PolicySetting<Boolean> BUDGET_ENABLED = PolicySetting.of("budget.enabled", Boolean.class, "true",
 			(s) -> s.getBudget().getEnabled(), (s, value) -> s.getBudget().setEnabled(value), null,
 			(p) -> p.budget() != null);
@@ -377,6 +393,7 @@ public class PolicySettings {
 	static final List<PolicySetting<?>> ALL = List.of(MAX_ATTEMPTS, BASE_DELAY, MAX_DELAY, MULTIPLIER, JITTER,
 			MAX_ELAPSED, ATTEMPT_TIMEOUT, HEDGE_DELAY, MAX_HEDGES, HEDGE_PERCENTILE, RETRY_ON, ABORT_ON,
 			RETRY_ON_EXCEPTION, MAX_RETRY_AFTER, THROTTLE_BASE_DELAY, THROTTLE_MAX_DELAY, THROTTLE_ON,
-			RETRY_NON_IDEMPOTENT, BUDGET_ENABLED, BUDGET_MAX_TOKENS, BUDGET_TOKEN_RATIO, BUDGET_THROTTLE_COST);
+			RETRY_NON_IDEMPOTENT, RETRY_ON_DATA_ACCESS, BUDGET_ENABLED, BUDGET_MAX_TOKENS, BUDGET_TOKEN_RATIO,
+			BUDGET_THROTTLE_COST);
 
 }

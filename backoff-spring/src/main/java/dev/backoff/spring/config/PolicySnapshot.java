@@ -57,6 +57,15 @@ public final class PolicySnapshot {
 		return entry != null && entry.effective().retryNonIdempotent();
 	}
 
+	/**
+	 * @param name a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @return the policy in force with what the named policy adds beside it, or {@code null} if none has that name
+	 */
+	public @Nullable EffectivePolicy getEffective(String name) {
+		Entry entry = this.entries.get(name);
+		return (entry != null) ? entry.effective() : null;
+	}
+
 	/** @return the names under {@code backoff.policies}, in configuration order */
 	public Set<String> getNames() {
 		Set<String> names = new LinkedHashSet<>(this.entries.keySet());

@@ -43,7 +43,7 @@ public class BackoffLogging implements BackoffListenerFactory {
 		};
 	}
 
-	private static String prefix(BackoffOperation operation) {
+	static String prefix(BackoffOperation operation) {
 		return "@Backoff(" + operation.getPolicyName() + ") " + operation.getMethodTag() + ": ";
 	}
 

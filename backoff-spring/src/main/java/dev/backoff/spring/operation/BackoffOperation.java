@@ -15,6 +15,8 @@ import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.PolicySettings;
+import dev.backoff.spring.data.DataAccessFailures;
+import dev.backoff.spring.data.RollbackOnlyRetries;
 import org.jspecify.annotations.Nullable;
 
 
@@ -80,6 +82,9 @@ public final class BackoffOperation {
 
 	/** Observes each call, or {@code null} when calls are not observed. */
 	private final @Nullable CallObserver observer;
+
+	/** Stops retries inside a caller's transaction marked rollback-only. */
+	private final RollbackOnlyRetries rollbackOnly = new RollbackOnlyRetries(() -> BackoffLogging.prefix(this));
 
 	BackoffOperation(String policyName, Method method, Class<?> targetClass, State state,
 			@Nullable PolicySettings annotated, @Nullable Predicate<@Nullable Object> retryIf, Invoker invoker,
@@ -179,6 +184,11 @@ public final class BackoffOperation {
 		return this.state;
 	}
 
+	/** @return the policy of a blocking call starting now on this thread: guarded inside a transaction */
+	BackoffPolicy policyFor(State state) {
+		return this.rollbackOnly.policyFor(state.policy());
+	}
+
 	void setState(State state) {
 		this.state = state;
 	}
@@ -248,8 +258,14 @@ public final class BackoffOperation {
 		if (failure == null) {
 			return NO_EXCEPTION;
 		}
+		Throwable named = failure;
+		if (this.state.namesDataAccessCause()) {
+			// retry-on-data-access: transient retries by a cause (SQLTransientConnectionException): name it.
+			Throwable cause = DataAccessFailures.transientCause(failure);
+			named = (cause != null) ? cause : failure;
+		}
 		ExceptionTags tags = this.exceptionTags;
-		return ((tags != null) ? tags : exceptionTags()).get(failure);
+		return ((tags != null) ? tags : exceptionTags()).get(named);
 	}
 
 	/** Made on first use, once: two would bound the tag values differently. */
@@ -280,7 +296,7 @@ public final class BackoffOperation {
 			@Nullable Object target, @Nullable Object[] arguments) throws Throwable {
 		if (this.direct) {
 			State state = this.state;
-			return this.executor.execute(state.policy(), state.budget(), this.listener, attempt);
+			return this.executor.execute(policyFor(state), state.budget(), this.listener, attempt);
 		}
 		return this.invoker.invoke(this, attempt, fallbackReceiver(proxy, target), arguments);
 	}
@@ -362,8 +378,10 @@ public final class BackoffOperation {
 	 * The policy and budget of the calls that start while it is in force.
 	 * @param policy the effective policy
 	 * @param budget the named policy's retry budget, or {@code null} for none
+	 * @param namesDataAccessCause whether the {@code exception} tag names the transient cause that a
+	 * data-access failure was retried for ({@code retry-on-data-access: transient})
 	 */
-	record State(BackoffPolicy policy, @Nullable RetryBudget budget) {
+	record State(BackoffPolicy policy, @Nullable RetryBudget budget, boolean namesDataAccessCause) {
 	}
 
 }

@@ -24,6 +24,7 @@ import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.config.PolicySnapshot;
 import dev.backoff.spring.operation.ReturnShape.Returned;
+import dev.backoff.spring.support.UserTypes;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -312,6 +313,15 @@ public class BackoffOperationSource {
 	public boolean resolveAll(Class<?> targetClass) {
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
 		boolean found = false;
+		if (UserTypes.isGenerated(userClass)) {
+			// A JDK proxy made elsewhere (a Spring Data repository) or a lambda: its methods are its interfaces'.
+			for (Class<?> proxied : userClass.getInterfaces()) {
+				for (Method method : proxied.getMethods()) {
+					found |= !Modifier.isStatic(method.getModifiers()) && getOperation(method, userClass) != null;
+				}
+			}
+			return found;
+		}
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
 			found |= (getOperation(method, userClass) != null);
 		}
@@ -319,10 +329,10 @@ public class BackoffOperationSource {
 	}
 
 	private @Nullable BackoffOperation resolve(Method method, @Nullable Class<?> targetClass) {
-		// An interface method invoked through a JDK proxy, or a method of a generated subclass,
-		// shares the operation of the user class's own method rather than creating a second one.
-		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		Class<?> userClass = ClassUtils.getUserClass((targetClass != null) ? targetClass : method.getDeclaringClass());
+		// An interface method invoked through a JDK proxy, or a method of a generated class,
+		// shares the operation of the user's type's own method rather than creating a second one.
+		Class<?> userClass = UserTypes.of(method, targetClass);
+		Method specific = AopUtils.getMostSpecificMethod(method, userClass);
 		if (!specific.equals(method) || userClass != targetClass) {
 			return getOperation(specific, userClass);
 		}

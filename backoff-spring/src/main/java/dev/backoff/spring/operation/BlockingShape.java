@@ -3,6 +3,7 @@ package dev.backoff.spring.operation;
 import java.util.concurrent.CompletionStage;
 
 import dev.backoff.BackoffListener;
+import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import org.jspecify.annotations.Nullable;
 
@@ -24,16 +25,17 @@ final class BlockingShape implements ReturnShape {
 			ObservedCall observed = operation.observe(null);
 			BackoffListener listener = (observed != null) ? observed.listener() : operation.getListener();
 			BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
+			BackoffPolicy policy = operation.policyFor(state);
 			Fallback fallback = operation.getFallback();
 			if (fallback == null) {
-				return operation.getExecutor().execute(state.policy(), state.budget(), listener, task);
+				return operation.getExecutor().execute(policy, state.budget(), listener, task);
 			}
 			try {
-				return operation.getExecutor().execute(state.policy(), state.budget(), listener, task);
+				return operation.getExecutor().execute(policy, state.budget(), listener, task);
 			}
 			catch (Throwable ex) {
 				// The thread is back outside this call's attempts: what encloses it is the caller's.
-				if (!operation.fallsBack(ex, state.policy(), operation.getExecutor().getEnclosingPolicy())) {
+				if (!operation.fallsBack(ex, policy, operation.getExecutor().getEnclosingPolicy())) {
 					throw ex;
 				}
 				return fallback.invoke(receiver, arguments, ex);

@@ -14,6 +14,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.DurationFormat;
+import dev.backoff.spring.config.EffectivePolicy;
 import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.config.PolicySnapshot;
 import org.apache.commons.logging.Log;
@@ -156,7 +157,9 @@ final class PolicyChanges {
 		if (retryIf != null) {
 			policy = policy.toBuilder().retryIfResult(retryIf).build();
 		}
-		return new BackoffOperation.State(policy, policies.getBudget(policyName));
+		EffectivePolicy effective = policies.getEffective(policyName);
+		return new BackoffOperation.State(policy, policies.getBudget(policyName),
+				effective != null && effective.namesDataAccessCause());
 	}
 
 	private static BackoffConfigurationException defaultAttemptTimeoutOutlastsMaxElapsed(Duration timeout,

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import dev.backoff.Backoff;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
+import dev.backoff.spring.data.DataAccessRetry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.BeanUtils;
@@ -69,7 +70,8 @@ class PolicySettingTests {
 				Map.entry("maxRetryAfter", Duration.ofSeconds(7)), Map.entry("throttleBaseDelay", Duration.ofSeconds(1)),
 				Map.entry("throttleMaxDelay", Duration.ofSeconds(9)),
 				Map.entry("throttleOn", List.of("java.net.SocketTimeoutException")),
-				Map.entry("retryNonIdempotent", true), Map.entry("budget.enabled", true),
+				Map.entry("retryNonIdempotent", true), Map.entry("retryOnDataAccess", DataAccessRetry.ANY),
+				Map.entry("budget.enabled", true),
 				Map.entry("budget.maxTokens", 8.0), Map.entry("budget.tokenRatio", 0.2),
 				Map.entry("budget.throttleCost", 0.5));
 		assertThat(given.keySet()).as("a value for every row")
@@ -78,8 +80,7 @@ class PolicySettingTests {
 		BackoffSettings properties = new BackoffSettings();
 		properties.getPolicies().put("all", settings);
 		PolicySnapshot policies = BackoffPolicies.of(properties, null, BackoffPolicy.defaults(), null).snapshot();
-		Map<String, Object> read = PolicySetting.values(new EffectivePolicy(policies.get("all"),
-				policies.getBudget("all"), policies.isRetryNonIdempotent("all")));
+		Map<String, Object> read = PolicySetting.values(policies.getEffective("all"));
 		given.forEach((name, value) -> assertThat(read.get(name)).as(name)
 			.isEqualTo((name.equals("retryOnException")) ? read.get(name) : PolicySetting.yaml(value)));
 		assertThat(String.valueOf(read.get("retryOnException"))).contains("#exception.message != null");

@@ -49,6 +49,7 @@ class SettingsBinderBootParityTests {
 		// Not yes/no/on/off: Boot's converter reads them, Backoff's switches refuse them on purpose
 		// (docs/configuration.md), and a policy's switch has no strict check under Boot yet.
 		scalar("retryNonIdempotent", new String[] { "true", "false", "TRUE" }, "flase");
+		scalar("retryOnDataAccess", new String[] { "transient", "ANY", "Transient", "" }, "transients");
 		scalar("budget.maxTokens", new String[] { "10", "2.5" }, "x");
 	}
 
