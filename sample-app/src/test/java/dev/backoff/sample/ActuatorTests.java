@@ -122,6 +122,7 @@ class ActuatorTests {
 		assertThat(scrape.getBody()).contains("\nbackoff_delay_seconds_count{", "\nbackoff_delay_seconds_sum{",
 				"\nbackoff_delay_seconds_max{", "\nbackoff_attempts_count{", "\nbackoff_attempts_sum{",
 				"\nbackoff_attempts_max{", "\nbackoff_delay_seconds_bucket{", "\nbackoff_max_delay_seconds{",
+				"\nbackoff_delay_ceiling_seconds{",
 				"application=\"backoff-sample\"")
 			.doesNotContain("\nbackoff_delay_seconds{", "\nbackoff_attempts{");
 		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);

@@ -25,8 +25,9 @@ import org.jspecify.annotations.Nullable;
  * A failure is retried only if the tokens left after it takes its share (one token, or
  * {@code throttle-cost} for throttling) are more than half of {@code max-tokens}: with 20 tokens,
  * a gauge at 11 already refuses a retry. Successful calls refill it.</li>
- * <li>{@value #MAX_DELAY}: the policy's {@code max-delay}, the ceiling of its computed waits,
- * so that an alert can compare the {@code backoff.delay} waits with it.</li>
+ * <li>{@value #MAX_DELAY}: the policy's {@code max-delay}, the cap of its computed waits, which
+ * the dashboard shows beside the {@code backoff.delay} waits (an alert compares each method's
+ * with its own {@code backoff.delay.ceiling}: see {@link DelayCeiling}).</li>
  * </ul>
  */
 public class BackoffPolicyMetrics implements MeterBinder {
