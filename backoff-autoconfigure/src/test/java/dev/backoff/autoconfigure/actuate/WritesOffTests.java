@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.web.server.ManagementContextAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -29,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WritesOffTests {
 
 	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(EndpointAutoConfiguration.class,
-			WebEndpointAutoConfiguration.class, BackoffAutoConfiguration.class, BackoffEndpointAutoConfiguration.class);
+			WebEndpointAutoConfiguration.class, ManagementContextAutoConfiguration.class, BackoffAutoConfiguration.class,
+			BackoffEndpointAutoConfiguration.class);
 
 	private final WebApplicationContextRunner servlet = new WebApplicationContextRunner()
 		.withConfiguration(CONFIGURATIONS)
