@@ -28,8 +28,10 @@ import org.springframework.util.StringUtils;
 /**
  * The checks that Spring Boot's lenient binding leaves out, so that a mistake under
  * {@code backoff.*} stops start-up instead of being silently ignored: a key that is no Backoff
- * setting ({@code max-atempts}, {@code backoff.polices}), a list where one value belongs, and a
- * fraction where a whole number belongs (YAML's {@code 2.9} would otherwise bind as 2). Run
+ * setting ({@code max-atempts}, {@code backoff.polices}), a list where one value belongs, a
+ * fraction where a whole number belongs (YAML's {@code 2.9} would otherwise bind as 2), and a
+ * switch other than {@code true} or {@code false} (Boot reads {@code yes}, {@code on} or
+ * {@code 1}; {@code @EnableBackoff} and Backoff's other switches refuse them). Run
  * once, when the policies are built; {@code backoff.test.*} belongs to backoff-test.
  */
 final class BackoffPropertiesCheck {
@@ -52,7 +54,7 @@ final class BackoffPropertiesCheck {
 		}
 		try {
 			new Binder(sources, new PropertySourcesPlaceholdersResolver(environment)).bind(BACKOFF, Bindable.of(BackoffProperties.class),
-					new NoUnboundElementsBindHandler(new WholeNumbers()));
+					new NoUnboundElementsBindHandler(new WholeNumbers(new Switches())));
 		}
 		catch (BindException ex) {
 			if (ex.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
@@ -83,6 +85,10 @@ final class BackoffPropertiesCheck {
 	/** Rejects a fraction bound to a whole-number setting, which binding would truncate. */
 	private static final class WholeNumbers extends AbstractBindHandler {
 
+		WholeNumbers(AbstractBindHandler parent) {
+			super(parent);
+		}
+
 		@Override
 		public @Nullable Object onSuccess(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
 				Object result) {
@@ -92,7 +98,7 @@ final class BackoffPropertiesCheck {
 				throw new BackoffConfigurationException(name.toString(), property.getValue(), "must be a whole number",
 						"Update " + name + ": it must be a whole number, such as 3.");
 			}
-			return result;
+			return super.onSuccess(name, target, context, result);
 		}
 
 		private static boolean isWhole(@Nullable Object value) {
@@ -107,6 +113,34 @@ final class BackoffPropertiesCheck {
 				// Not a number at all: left to the binding's own conversion error.
 				return true;
 			}
+		}
+
+	}
+
+	/**
+	 * Rejects a switch ({@code retry-non-idempotent}, {@code budget.enabled}) that Boot's
+	 * conversion reads as a boolean but is neither {@code true} nor {@code false}, in the words
+	 * {@code SettingsBinder} uses without Boot.
+	 */
+	private static final class Switches extends AbstractBindHandler {
+
+		@Override
+		public @Nullable Object onSuccess(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
+				Object result) {
+			Class<?> type = target.getType().resolve(Object.class);
+			ConfigurationProperty property = context.getConfigurationProperty();
+			if ((type == Boolean.class || type == boolean.class) && property != null && !isSwitch(property.getValue())) {
+				throw BackoffConfigurationException.unbound(name.toString(), property.getValue(), Boolean.class, null);
+			}
+			return result;
+		}
+
+		private static boolean isSwitch(@Nullable Object value) {
+			if (value == null || value instanceof Boolean) {
+				return true;
+			}
+			String text = value.toString().trim().toLowerCase(Locale.ROOT);
+			return text.isEmpty() || text.equals("true") || text.equals("false");
 		}
 
 	}

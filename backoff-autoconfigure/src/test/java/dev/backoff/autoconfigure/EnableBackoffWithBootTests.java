@@ -66,7 +66,9 @@ class EnableBackoffWithBootTests {
 	@CsvSource(delimiter = '|', value = { "backoff.policies.quotes.max-attempts | 0",
 			"backoff.policies.quotes.base-delay | 2 seconds", "backoff.defaults.jitter | fulll",
 			"backoff.policies.quotes.max-atempts | 3", "backoff.defaults.max-attempts | 2.5",
-			"backoff.policies.quotes.multiplier | 0.5", "backoff.enabled | yes" })
+			"backoff.policies.quotes.multiplier | 0.5", "backoff.enabled | yes",
+			"backoff.policies.quotes.retry-non-idempotent | yes", "backoff.defaults.budget.enabled | on",
+			"backoff.policies.quotes.retry-non-idempotent | 1", "backoff.defaults.max-elapsed | -" })
 	void aBadSettingIsReportedInTheSameWordsWithAndWithoutBoot(String property, String value) {
 		FailureAnalysis underBoot = analyze(bootFailure(property, value));
 		FailureAnalysis plain = analyze(plainFailure(property, value));

@@ -27,7 +27,7 @@ class MigratingDocTests {
 	void everyRowOfTheMappingTablesNamesAnExistingTest() throws IOException {
 		Set<String> tests = new HashSet<>();
 		for (Class<?> type : List.of(MigrateSpringRetryTests.class, MigrateFrameworkRetryableTests.class,
-				MavenBuildTests.class, SpelRootTests.class)) {
+				MavenBuildTests.class, SpelRootTests.class, SpringRetryExpressionTimingTests.class)) {
 			tests.add(type.getSimpleName());
 			for (Method method : type.getDeclaredMethods()) {
 				if (method.isAnnotationPresent(Test.class)) {

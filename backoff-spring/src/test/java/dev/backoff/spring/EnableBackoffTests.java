@@ -146,6 +146,19 @@ class EnableBackoffTests {
 	}
 
 	@Test
+	void aDurationAttributeWithNoNumberStopsStartUpRatherThanReadAsZero() {
+		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+		context.getEnvironment().getPropertySources().addFirst(quotesPolicy());
+		context.register(Application.class, DashedDelay.class);
+		Throwable failure = catchThrowable(context::refresh);
+		context.close();
+		while (failure != null && !(failure instanceof BackoffConfigurationException)) {
+			failure = failure.getCause();
+		}
+		assertThat(failure).hasMessageStartingWith("@Backoff(baseDelay) on Dashed.call was '-', but must be a duration such as");
+	}
+
+	@Test
 	void anAnnotationOnAnInterfaceCoversItsUnannotatedImplementation() {
 		try (AnnotationConfigApplicationContext context = start(quotesPolicy())) {
 			QuoteClient client = context.getBean(QuoteClient.class);
@@ -330,6 +343,24 @@ class EnableBackoffTests {
 		@Bean
 		Broken broken() {
 			return new Broken();
+		}
+
+	}
+
+	static class DashedDelay {
+
+		@Bean
+		Dashed dashed() {
+			return new Dashed();
+		}
+
+	}
+
+	static class Dashed {
+
+		@Backoff(baseDelay = "-")
+		public String call() {
+			return "never retried";
 		}
 
 	}

@@ -130,11 +130,24 @@ public final class BackoffAssertions {
 		}
 
 		/**
+		 * @param hints the waits a server's {@code Retry-After} set, in order, the retries whose
+		 * wait the policy set left out
+		 * @return this
+		 */
+		public CallAssert honouredRetryAfter(Duration... hints) {
+			Assertions.assertThat(this.actual.retryAfter().values())
+				.as("Retry-After waits of %s", this.actual.method())
+				.containsExactly(hints);
+			return this;
+		}
+
+		/**
 		 * Checks each wait against its retry's longest possible delay under the call's policy:
 		 * the ceiling {@code v(n)}, or for decorrelated jitter {@code min(maxDelay, baseDelay × 3^n)},
 		 * of the schedule the retry drew from: the throttling schedule after a failure the
-		 * policy classifies as throttling, when it has one. A server's Retry-After hint may
-		 * lengthen a wait past it: do not use this with hints.
+		 * policy classifies as throttling, when it has one. A wait that a server's
+		 * {@code Retry-After} set ({@link RecordedCall#retryAfter}) is judged against the
+		 * policy's {@code max-retry-after} instead.
 		 * @return this
 		 */
 		public CallAssert waitedWithinCeilings() {
@@ -143,6 +156,13 @@ public final class BackoffAssertions {
 			List<@Nullable Throwable> failures = this.actual.failures();
 			for (int retry = 1; retry <= waits.size(); retry++) {
 				Duration wait = waits.get(retry - 1);
+				if (this.actual.retryAfter().containsKey(retry)) {
+					if (wait.compareTo(policy.getMaxRetryAfter()) > 0) {
+						failWithMessage("Expected the Retry-After wait before retry %d of %s within max-retry-after %s but it was %s",
+								retry, this.actual.method(), policy.getMaxRetryAfter(), wait);
+					}
+					continue;
+				}
 				Throwable failure = (retry <= failures.size()) ? failures.get(retry - 1) : null;
 				BackoffSchedule schedule = schedule(policy, failure);
 				Duration longest = schedule.longestDelay(retry);

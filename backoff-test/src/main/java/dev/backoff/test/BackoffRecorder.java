@@ -6,6 +6,8 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
@@ -16,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Records every {@code @Backoff} call of a context: its policy, method, each attempt's failure,
- * each computed wait and the outcome. A bean under {@link InstantBackoff}, reset before each
+ * each wait, the waits a server's {@code Retry-After} set, and the outcome. A bean under {@link InstantBackoff}, reset before each
  * test method; usable without Spring through {@link #listener}. Calls of one method are
  * recorded in the order they end; calls of one method made concurrently may mix their retries.
  */
@@ -48,6 +50,11 @@ public class BackoffRecorder implements BackoffListenerFactory {
 			}
 
 			@Override
+			public void onRetryAfter(int attempt, Duration hint) {
+				hinted(method, attempt, hint);
+			}
+
+			@Override
 			public void onSuccess(Outcome outcome, int attempts) {
 				ended(policyName, method, policy, outcome, attempts, null);
 			}
@@ -66,6 +73,10 @@ public class BackoffRecorder implements BackoffListenerFactory {
 		call.waits.add(delay);
 	}
 
+	private synchronized void hinted(String method, int attempt, Duration hint) {
+		this.open.computeIfAbsent(method, (key) -> new OpenCall()).retryAfter.put(attempt, hint);
+	}
+
 	private synchronized void ended(String policyName, String method, BackoffPolicy policy, Outcome outcome,
 			int attempts, @Nullable Throwable failure) {
 		OpenCall call = this.open.remove(method);
@@ -75,7 +86,8 @@ public class BackoffRecorder implements BackoffListenerFactory {
 		}
 		// Not List.copyOf: a retry asked for by a result has no failure, recorded as null.
 		this.calls.add(new RecordedCall(policyName, method, policy, Collections.unmodifiableList(failures),
-				(call != null) ? List.copyOf(call.waits) : List.of(), outcome, attempts));
+				(call != null) ? List.copyOf(call.waits) : List.of(), outcome, attempts,
+				(call != null) ? Collections.unmodifiableSortedMap(call.retryAfter) : Collections.emptySortedMap()));
 	}
 
 	/** @return every call recorded since the last {@link #reset()}, in the order they ended */
@@ -102,6 +114,9 @@ public class BackoffRecorder implements BackoffListenerFactory {
 		private final List<@Nullable Throwable> failures = new ArrayList<>();
 
 		private final List<Duration> waits = new ArrayList<>();
+
+		/** The hint of each retry that a server's Retry-After set, by retry. */
+		private final SortedMap<Integer, Duration> retryAfter = new TreeMap<>();
 
 	}
 

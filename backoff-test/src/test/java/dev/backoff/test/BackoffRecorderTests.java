@@ -54,6 +54,36 @@ class BackoffRecorderTests {
 	}
 
 	@Test
+	void recordsTheWaitsThatAServersRetryAfterSet() throws Exception {
+		BackoffPolicy hinted = this.policy.toBuilder()
+			.retryAfter((failure) -> failure.getMessage().equals("slow down") ? Duration.ofSeconds(7) : null)
+			.maxRetryAfter(Duration.ofSeconds(10))
+			.build();
+		BackoffExecutor executor = BackoffExecutor.builder()
+			.sleeper(Sleeper.INSTANT)
+			.randomSource(() -> new SplittableRandom(7))
+			.listener(this.recorder.listener("quotes", "Quotes.fetch", hinted))
+			.build();
+		AtomicInteger attempts = new AtomicInteger();
+		executor.call(hinted, () -> {
+			if (attempts.incrementAndGet() < 3) {
+				throw new IOException((attempts.get() == 2) ? "slow down" : "down");
+			}
+			return "ok";
+		});
+		RecordedCall call = this.recorder.calls().get(0);
+		assertThat(call.retryAfter()).containsExactly(org.assertj.core.api.Assertions.entry(2, Duration.ofSeconds(7)));
+		assertThat(call.waits()).hasSize(2).endsWith(Duration.ofSeconds(7));
+		// 7s is past the second retry's 2s ceiling, and within max-retry-after.
+		assertThat(this.recorder).lastCall().honouredRetryAfter(Duration.ofSeconds(7)).waitedWithinCeilings();
+		RecordedCall tooLong = new RecordedCall("quotes", "Quotes.fetch", this.policy, java.util.List.of(),
+				java.util.List.of(Duration.ofSeconds(30)), Outcome.SUCCESS_AFTER_RETRY, 2,
+				new java.util.TreeMap<>(java.util.Map.of(1, Duration.ofSeconds(30))));
+		assertThatExceptionOfType(AssertionError.class).isThrownBy(() -> assertThat(tooLong).waitedWithinCeilings())
+			.withMessageContaining("Retry-After wait before retry 1 of Quotes.fetch within max-retry-after PT20S but it was PT30S");
+	}
+
+	@Test
 	void assertionsFailWithWhatWasRecorded() throws Exception {
 		this.executor.call(this.policy, () -> "ok");
 		assertThatExceptionOfType(AssertionError.class)

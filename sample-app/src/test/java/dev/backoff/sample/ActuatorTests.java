@@ -3,8 +3,10 @@ package dev.backoff.sample;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 
@@ -83,8 +85,21 @@ class ActuatorTests {
 		// No management.endpoint.backoff.access here: the endpoint's default, read-only, applies.
 		ResponseEntity<JsonNode> change = this.http.postJson("/actuator/backoff/downstream", "{\"maxAttempts\": 1}");
 		assertThat(change.getStatusCode()).isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
-		assertThat(this.http.delete("/actuator/backoff/downstream").getStatusCode())
-			.isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		// Not a bare 405: the answer names the property that allows changes.
+		assertThat(change.getHeaders().getAllow()).containsExactly(HttpMethod.GET);
+		assertThat(change.getBody().get("message").asString())
+			.startsWith("The backoff endpoint is read-only, so it changes no policy. "
+					+ "Set management.endpoint.backoff.access=unrestricted");
+		assertThat(change.getBody().get("path").asString()).isEqualTo("/actuator/backoff/downstream");
+		assertThat(change.getBody())
+			.isEqualTo(JsonMapper.shared().readTree(Docs.block("../docs/endpoint.md", "json", "Method Not Allowed")));
+		ResponseEntity<JsonNode> reset = this.http.deleteJson("/actuator/backoff/downstream");
+		assertThat(reset.getStatusCode()).isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		assertThat(reset.getBody().get("message").asString()).contains("management.endpoint.backoff.access=unrestricted");
+		// Anything else under the endpoint is Actuator's as before.
+		assertThat(this.http.postJson("/actuator/backoff", "{}").getStatusCode()).isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		assertThat(this.http.get("/actuator/backoff/no-such-policy", JsonNode.class).getStatusCode())
+			.isEqualTo(HttpStatus.NOT_FOUND);
 		JsonNode downstream = this.http.get("/actuator/backoff", JsonNode.class).getBody().get("policies").get("downstream");
 		assertThat(downstream.get("settings").get("maxAttempts").asInt()).isEqualTo(4);
 		assertThat(downstream.has("changes")).isFalse();
@@ -107,6 +122,7 @@ class ActuatorTests {
 		assertThat(scrape.getBody()).contains("\nbackoff_delay_seconds_count{", "\nbackoff_delay_seconds_sum{",
 				"\nbackoff_delay_seconds_max{", "\nbackoff_attempts_count{", "\nbackoff_attempts_sum{",
 				"\nbackoff_attempts_max{", "\nbackoff_delay_seconds_bucket{", "\nbackoff_max_delay_seconds{",
+				"\nbackoff_delay_ceiling_seconds{",
 				"application=\"backoff-sample\"")
 			.doesNotContain("\nbackoff_delay_seconds{", "\nbackoff_attempts{");
 		assertThat(this.http.delete("/downstream/stats").getStatusCode()).isEqualTo(HttpStatus.NO_CONTENT);

@@ -1,8 +1,14 @@
 package dev.backoff.autoconfigure.actuate;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.backoff.Backoff;
 import dev.backoff.Sleeper;
@@ -70,6 +76,20 @@ class BackoffEndpointTests {
 					}
 				}
 			});
+	}
+
+	@Test
+	void docsListTheSettingsThatMayChangeLiveAsTheTableHasThem() throws IOException {
+		String page = Files.readString(Path.of("../docs/endpoint.md"), StandardCharsets.UTF_8);
+		Matcher listed = Pattern.compile("valued as the YAML writes them: (.*?) \\(flat:", Pattern.DOTALL).matcher(page);
+		assertThat(listed.find()).as("the list of live settings in docs/endpoint.md").isTrue();
+		List<String> documented = new ArrayList<>();
+		Matcher key = Pattern.compile("`([A-Za-z]+)`").matcher(listed.group(1));
+		while (key.find()) {
+			documented.add(key.group(1));
+		}
+		assertThat(documented).containsExactlyInAnyOrderElementsOf(
+				PolicySetting.all().stream().filter(PolicySetting::isLive).map(PolicySetting::key).toList());
 	}
 
 	@Test

@@ -115,7 +115,8 @@ class BackoffKafkaTests {
 				assertThat(listeners.never).hasValue(4);
 				assertThat(listeners.deadLetters).contains("never:order-2");
 				assertThat(count(meters, "backoff.calls", "never", "exhausted")).isEqualTo(1);
-				// A budget of four tokens: retries stop at half of it, so the record goes on after two deliveries.
+				// A budget of four tokens: a retry needs more than two left after the failure takes one, so the
+				// first retry (3 left) is made and the second (2 left) refused: two deliveries.
 				assertThat(listeners.outage).hasValue(2);
 				assertThat(listeners.deadLetters).contains("outage:order-3");
 				assertThat(count(meters, "backoff.calls", "outage", "budget_exhausted")).isEqualTo(1);

@@ -260,7 +260,8 @@ class BackoffMetricsTests {
 			assertThat(registry.get(BackoffMetrics.ATTEMPTS).tag("outcome", "success_after_retry").summary().totalAmount())
 				.isEqualTo(3);
 			assertThat(meters(registry)).containsExactlyInAnyOrder("backoff.calls success_after_retry",
-					"backoff.attempts success_after_retry", "backoff.delay", "backoff.retries UncheckedIOException",
+					"backoff.attempts success_after_retry", "backoff.delay", "backoff.delay.ceiling",
+					"backoff.retries UncheckedIOException",
 					"backoff.retries IllegalStateException");
 		});
 	}

@@ -153,7 +153,8 @@ class BackoffObservationAutoConfigurationTests {
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
 			assertThat(meters.getMeters()).extracting((meter) -> meter.getId().getName())
 				.filteredOn((name) -> name.startsWith("backoff"))
-				.containsOnly("backoff.calls", "backoff.retries", "backoff.delay", "backoff.attempts", "backoff.max.delay");
+				.containsOnly("backoff.calls", "backoff.retries", "backoff.delay", "backoff.delay.ceiling", "backoff.attempts",
+						"backoff.max.delay");
 			assertThat(meters.get("backoff.calls").tag("outcome", "success_after_retry").counter().count())
 				.isEqualTo(1);
 		});
@@ -225,6 +226,7 @@ class BackoffObservationAutoConfigurationTests {
 						"backoff.call.active LONG_TASK_TIMER", "backoff.method,backoff.policy",
 						"backoff.calls COUNTER", "method,outcome,policy",
 						"backoff.delay TIMER", "method,policy",
+						"backoff.delay.ceiling GAUGE", "method,policy",
 						"backoff.max.delay GAUGE", "policy",
 						"backoff.retries COUNTER", "exception,method,policy")));
 				assertThat(meters.get("backoff.calls").tag("outcome", "success_after_retry").counter().count())

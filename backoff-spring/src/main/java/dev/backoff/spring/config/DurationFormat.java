@@ -19,10 +19,15 @@ public final class DurationFormat {
 	/**
 	 * @param text a duration such as {@code 250ms}; a bare number is milliseconds
 	 * @return the duration
-	 * @throws IllegalArgumentException if the text is not a duration
+	 * @throws IllegalArgumentException if the text is not a duration, or has no number in it
 	 */
 	public static Duration parse(String text) {
-		return DurationFormatterUtils.detectAndParse(text.trim(),
+		String trimmed = text.trim();
+		if (trimmed.chars().noneMatch(Character::isDigit)) {
+			// Framework's parser reads "-", "ms" or "()" as zero; Boot's refuses them, and so do we.
+			throw new IllegalArgumentException("'" + text + "' has no number, so it is no duration");
+		}
+		return DurationFormatterUtils.detectAndParse(trimmed,
 				org.springframework.format.annotation.DurationFormat.Unit.MILLIS);
 	}
 

@@ -303,10 +303,6 @@ public final class SettingsBinder {
 				return Boolean.valueOf(text);
 			}
 			if (type == Duration.class) {
-				if (!(value instanceof Duration || value instanceof Number) && !value.toString().matches(".*\\d.*")) {
-					// Framework's parser reads "-" or "ms" as zero; Boot's refuses them, and so do we.
-					throw new IllegalArgumentException("No number in the duration: " + value);
-				}
 				return (value instanceof Duration) ? value
 						: (value instanceof Number number) ? Duration.ofMillis(number.longValue())
 								: DurationFormat.parse(value.toString());

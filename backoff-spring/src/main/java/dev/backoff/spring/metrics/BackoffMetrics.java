@@ -35,7 +35,9 @@ import org.jspecify.annotations.Nullable;
  * <li>{@value #CALLS} (counter: policy, method, outcome): calls by how they ended.</li>
  * <li>{@value #RETRIES} (counter: policy, method, exception): retries, by the failure that
  * caused them ({@code none} when a result asked for the retry).</li>
- * <li>{@value #DELAY} (timer: policy, method): every wait actually scheduled.</li>
+ * <li>{@value #DELAY} (timer: policy, method): every wait actually scheduled; beside it, from
+ * the first wait, {@value DelayCeiling#NAME}, the longest its schedule can draw
+ * ({@link DelayCeiling}).</li>
  * <li>{@value #RETRY_AFTER} (timer: policy, method): the waits that a server's hint
  * ({@code Retry-After}) set, being longer than the policy's own delay.</li>
  * <li>{@value #ATTEMPTS} (distribution summary: policy, method, outcome): attempts per call,
@@ -335,6 +337,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 					.description("Waits scheduled before retries under a Backoff policy")
 					.tags(tags())
 					.register(this.metrics.registry);
+				DelayCeiling.register(this.metrics.registry, tags(), this.operation);
 				this.delay = delay;
 			}
 			return delay;

@@ -22,16 +22,23 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>{@value #TOKENS}: the tokens left in the policy's retry budget, for the policies that
  * have one (a budget switched on at run time gets its gauge then, one switched off loses it).
- * Retries stop while it is at or below half the policy's {@code max-tokens}, and resume as
- * successful calls refill it.</li>
- * <li>{@value #MAX_DELAY}: the policy's {@code max-delay}, the ceiling of its computed waits,
- * so that an alert can compare the {@code backoff.delay} waits with it.</li>
+ * A failure is retried only if the tokens left after it takes its share (one token, or
+ * {@code throttle-cost} for throttling) are more than half of {@code max-tokens}: with 20 tokens,
+ * a gauge at 11 already refuses a retry. Successful calls refill it.</li>
+ * <li>{@value #MAX_DELAY}: the policy's {@code max-delay}, the cap of its computed waits, which
+ * the dashboard shows beside the {@code backoff.delay} waits (an alert compares each method's
+ * with its own {@code backoff.delay.ceiling}: see {@link DelayCeiling}).</li>
  * </ul>
  */
 public class BackoffPolicyMetrics implements MeterBinder {
 
 	/** Tokens left in a policy's retry budget. */
 	public static final String TOKENS = "backoff.budget.tokens";
+
+	/** The tokens gauge's description: the rule {@code RetryBudget.onFailure} applies. */
+	static final String TOKENS_DESCRIPTION = "Tokens left in the policy's retry budget; a failure is retried only if "
+			+ "more than half of max-tokens is left after it takes one token (throttle-cost for throttling): "
+			+ "of 20 tokens, 11 already refuses";
 
 	/** A policy's {@code max-delay}. */
 	public static final String MAX_DELAY = "backoff.max.delay";
@@ -65,7 +72,7 @@ public class BackoffPolicyMetrics implements MeterBinder {
 			tokens.computeIfAbsent(name, (policy) -> Gauge
 				.builder(TOKENS, this.policies, (policies) -> tokens(policies.getBudget(policy)))
 				.tag("policy", policy)
-				.description("Tokens left in the policy's retry budget; retries stop at half of max-tokens")
+				.description(TOKENS_DESCRIPTION)
 				.strongReference(true)
 				.register(registry));
 		}

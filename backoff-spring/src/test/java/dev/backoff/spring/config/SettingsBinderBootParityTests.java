@@ -47,7 +47,8 @@ class SettingsBinderBootParityTests {
 		scalar("jitter", new String[] { "none", "FULL", "Equal", "decorrelated", "" }, "fulll");
 		scalar("maxElapsed", new String[] { "10s", "1m" }, "-");
 		// Not yes/no/on/off: Boot's converter reads them, Backoff's switches refuse them on purpose
-		// (docs/configuration.md), and a policy's switch has no strict check under Boot yet.
+		// (docs/configuration.md); under Boot, BackoffPropertiesCheck refuses them as SettingsBinder
+		// does (EnableBackoffWithBootTests compares the two).
 		scalar("retryNonIdempotent", new String[] { "true", "false", "TRUE" }, "flase");
 		scalar("retryOnDataAccess", new String[] { "transient", "ANY", "Transient", "" }, "transients");
 		scalar("budget.maxTokens", new String[] { "10", "2.5" }, "x");

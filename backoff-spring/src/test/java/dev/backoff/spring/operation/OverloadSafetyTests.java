@@ -16,6 +16,7 @@ import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.metrics.BackoffPolicyMetrics;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.spring.operation.BackoffOperationSource;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -130,6 +131,26 @@ class OverloadSafetyTests {
 			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Remote.fetchMore").tag("outcome", "budget_exhausted")
 				.counter().count()).isEqualTo(1);
 			assertThat(registry.get(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge().value()).isEqualTo(1.0);
+		});
+	}
+
+	@Test
+	void theTokensGaugeDescribesTheRuleTheBudgetApplies() {
+		this.runner.withPropertyValues("backoff.policies.remote.budget.max-tokens=20").run((context) -> {
+			RetryBudget budget = context.getBean(BackoffPolicies.class).getBudget("remote");
+			for (int i = 0; i < 9; i++) {
+				budget.onFailure();
+			}
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			Gauge tokens = registry.get(BackoffPolicyMetrics.TOKENS).tag("policy", "remote").gauge();
+			assertThat(tokens.value()).isEqualTo(11.0);
+			// Not "half of max-tokens": 11 of 20 is more than half, and still the next failure is not retried.
+			assertThat(tokens.getId().getDescription()).contains("of 20 tokens, 11 already refuses");
+			Remote remote = context.getBean(Remote.class);
+			assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(remote::fetch);
+			assertThat(remote.calls()).isOne();
+			assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Remote.fetch").tag("outcome", "budget_exhausted")
+				.counter().count()).isEqualTo(1);
 		});
 	}
 
