@@ -3,6 +3,7 @@ package dev.backoff.spring.operation;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 import dev.backoff.Backoff;
@@ -11,6 +12,7 @@ import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.DurationFormat;
 import dev.backoff.spring.config.PolicySetting;
 import dev.backoff.spring.config.PolicySettings;
+import dev.backoff.spring.config.PolicySnapshot;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotationUtils;
@@ -44,9 +46,20 @@ final class BackoffAnnotations {
 		return StringUtils.hasText(name) ? name.trim() : BackoffPolicies.DEFAULTS;
 	}
 
-	/** @return the attribute that named the policy, for an error */
-	String policyAttribute(Backoff backoff, String where) {
-		return StringUtils.hasText(resolve("value", backoff.value(), where)) ? "value" : "policy";
+	/** @return the policy the annotation names, which must exist among the policies */
+	String existingPolicy(Backoff backoff, String where, PolicySnapshot policies) {
+		String policyName = policyName(backoff, where);
+		if (policies.get(policyName) == null) {
+			String attribute = StringUtils.hasText(resolve("value", backoff.value(), where)) ? "value" : "policy";
+			Set<String> names = policies.getNames();
+			throw new BackoffConfigurationException("@Backoff(" + attribute + ")" + where, policyName,
+					"must name a policy under backoff.policies ("
+							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
+							+ ")",
+					"Add backoff.policies." + policyName + " to the configuration"
+							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
+		}
+		return policyName;
 	}
 
 	/** @return the annotation's settings, parsed as the YAML's; {@code null} when it sets none */

@@ -228,7 +228,7 @@ public class BackoffOperationSource {
 	 */
 	public BackoffOperation getOperation(Backoff backoff, String name, String where) {
 		synchronized (this.changes) {
-			String policyName = existingPolicy(backoff, where, this.policies.snapshot());
+			String policyName = this.annotations.existingPolicy(backoff, where, this.policies.snapshot());
 			PolicySettings settings = this.annotations.settings(backoff, where);
 			Invoker invoker = ReturnShape.of(Returned.of(Void.class), where);
 			return this.clients.computeIfAbsent(List.of(name, Void.class), (absent) -> new BackoffOperation(policyName,
@@ -364,7 +364,7 @@ public class BackoffOperationSource {
 	private BackoffOperation create(Backoff backoff, Method method, Class<?> targetClass) {
 		String where = " on " + targetClass.getSimpleName() + "." + method.getName();
 		PolicySnapshot policies = this.policies.snapshot();
-		String policyName = existingPolicy(backoff, where, policies);
+		String policyName = this.annotations.existingPolicy(backoff, where, policies);
 		Invoker invoker = ReturnShape.of(Returned.of(method), where);
 		PolicySettings settings = this.annotations.settings(backoff, where);
 		String retryIf = this.annotations.resolve("retryIf", backoff.retryIf(), where);
@@ -376,22 +376,6 @@ public class BackoffOperationSource {
 				targetClass, where, invoker);
 		return new BackoffOperation(policyName, method, targetClass, state, settings, retryIfResult, invoker, fallback,
 				this.executor, this.scheduler, this.listeners, this.observer);
-	}
-
-	/** @return the policy the annotation names, which must exist */
-	private String existingPolicy(Backoff backoff, String where, PolicySnapshot policies) {
-		String policyName = this.annotations.policyName(backoff, where);
-		if (policies.get(policyName) == null) {
-			Set<String> names = policies.getNames();
-			throw new BackoffConfigurationException("@Backoff(" + this.annotations.policyAttribute(backoff, where) + ")"
-					+ where, policyName,
-					"must name a policy under backoff.policies ("
-							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
-							+ ")",
-					"Add backoff.policies." + policyName + " to the configuration"
-							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
-		}
-		return policyName;
 	}
 
 	private Predicate<@Nullable Object> retryIf(String text, Method method, Invoker invoker, String where) {
