@@ -39,6 +39,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ResponseEntity;
 import org.springframework.test.context.TestPropertySource;
+import org.springframework.test.context.aot.DisabledInAotMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,6 +56,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 		"spring.datasource.url=jdbc:h2:mem:backoff-sample-live;DB_CLOSE_DELAY=-1" })
 @Import(LivePoliciesTests.QuoteCalls.class)
 @ExtendWith(OutputCaptureExtension.class)
+// Not run against the AOT-processed context (sample-app/pom.xml says why): nor is its context
+// processed at build time, for nothing.
+@DisabledInAotMode
 class LivePoliciesTests {
 
 	private static final String POLICY = "/actuator/backoff/downstream";

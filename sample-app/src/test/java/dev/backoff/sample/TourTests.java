@@ -21,6 +21,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.aot.DisabledInAotMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,6 +53,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DirtiesContext
 // Beside the other classes (junit-platform.properties): its real waits leave the machine idle.
 @Execution(ExecutionMode.CONCURRENT)
+// Not run against the AOT-processed context (sample-app/pom.xml says why): nor is its context
+// processed at build time, for nothing.
+@DisabledInAotMode
 class TourTests {
 
 	private static final Pattern UUID = Pattern

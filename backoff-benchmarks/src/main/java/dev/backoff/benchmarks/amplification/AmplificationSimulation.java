@@ -66,10 +66,10 @@ public final class AmplificationSimulation {
 		long started = System.nanoTime();
 		Scenario scenario = Scenario.defaults();
 		Map<Variant, List<Result>> results = simulate(scenario, runs, OUTAGE_VARIANTS);
-		String partial = partialOutageTable(scenario, runs);
+		String partial = partialOutageTable(scenario, results);
 		Scenario episode = Scenario.throttlingEpisode();
 		Map<Variant, List<Result>> throttling = simulate(episode, runs, List.of(Variant.values()));
-		String limits = throttleLimitTable(episode, runs);
+		String limits = throttleLimitTable(episode, throttling);
 		double seconds = (System.nanoTime() - started) / 1e9;
 		Runs.write(seriesCsv, seriesCsv(scenario, results));
 		Runs.write(runsCsv, runsCsv(results));
@@ -108,14 +108,20 @@ public final class AmplificationSimulation {
 		return out.toString();
 	}
 
-	/** Attempts per request during outages in which only a share of the attempts fail. */
-	static String partialOutageTable(Scenario scenario, int runs) {
+	/**
+	 * Attempts per request during outages in which only a share of the attempts fail.
+	 * @param scenario the outage, whose failure rate each row replaces
+	 * @param outage its runs of {@link #OUTAGE_VARIANTS}: the row of its own rate, not run again
+	 */
+	static String partialOutageTable(Scenario scenario, Map<Variant, List<Result>> outage) {
+		int runs = outage.values().iterator().next().size();
 		StringBuilder out = new StringBuilder(
 				"| outage failure rate | attempts per request during the outage, without budget | with budget |\n"
 						+ "|---:|---:|---:|\n");
 		for (double rate : OUTAGE_FAILURE_RATES) {
-			Map<Variant, List<Result>> brownout = simulate(scenario.withOutageFailureRate(rate), runs,
-					OUTAGE_VARIANTS);
+			Scenario partial = scenario.withOutageFailureRate(rate);
+			Map<Variant, List<Result>> brownout = partial.equals(scenario) ? outage
+					: simulate(partial, runs, OUTAGE_VARIANTS);
 			out.append(String.format(Locale.ROOT, "| %.0f %% | %.3f | %.3f |%n", rate * 100,
 					Runs.median(brownout.get(Variant.WITHOUT_BUDGET), Result::outageAttemptsPerRequest),
 					Runs.median(brownout.get(Variant.WITH_BUDGET), Result::outageAttemptsPerRequest)));
@@ -123,8 +129,13 @@ public final class AmplificationSimulation {
 		return out.toString();
 	}
 
-	/** Per rate limit and variant: attempts per request during the episode, and the share that succeeded. */
-	static String throttleLimitTable(Scenario episode, int runs) {
+	/**
+	 * Per rate limit and variant: attempts per request during the episode, and the share that succeeded.
+	 * @param episode the throttling episode, whose rate limit each row replaces
+	 * @param throttling its runs of every variant: the row of its own limit, not run again
+	 */
+	static String throttleLimitTable(Scenario episode, Map<Variant, List<Result>> throttling) {
+		int runs = throttling.values().iterator().next().size();
 		StringBuilder out = new StringBuilder("| dependency admits, per second |");
 		for (Variant variant : Variant.values()) {
 			out.append(" ").append(variant.label()).append(" |");
@@ -132,7 +143,8 @@ public final class AmplificationSimulation {
 		out.append("\n|---:|---:|---:|---:|---:|\n");
 		for (double limit : THROTTLE_LIMITS) {
 			out.append(String.format(Locale.ROOT, "| %,.0f |", limit));
-			simulate(episode.withThrottleLimit(limit), runs, List.of(Variant.values()))
+			Scenario limited = episode.withThrottleLimit(limit);
+			(limited.equals(episode) ? throttling : simulate(limited, runs, List.of(Variant.values())))
 				.forEach((variant, variantRuns) -> out.append(String.format(Locale.ROOT, " %.3f (%.1f %%) |",
 						Runs.median(variantRuns, Result::outageAttemptsPerRequest),
 						Runs.median(variantRuns, Result::outageSuccessRate) * 100)));

@@ -1,6 +1,10 @@
 package dev.backoff.benchmarks.startup;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,34 +32,59 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.resilience.annotation.EnableResilientMethods;
 
 /**
  * The start-up benchmark's child JVM: starts one {@link StartupVariant} with the generated
  * beans (their classes on its class path), calls every method once, and prints one line of
- * {@link Measurement}. Arguments: the variant's id and the number of beans.
+ * {@link Measurement}; or, for the harness's own test, several variants one after another.
  */
 public final class StartupApplication {
 
 	private StartupApplication() {
 	}
 
-	public static void main(String[] args) throws ReflectiveOperationException {
-		Measurement measurement = measure(StartupVariant.of(args[0]), Integer.parseInt(args[1]));
-		System.out.println(measurement.toLine());
+	/**
+	 * Arguments: the variant's id (or several, comma-separated), the number of beans, and
+	 * optionally the directory of the generated classes, one folder per flavour. Without it
+	 * the flavour's classes are on the class path; with it each variant loads its flavour's
+	 * classes through a class loader of its own, so that several variants can start one after
+	 * another in this JVM.
+	 */
+	public static void main(String[] args) throws ReflectiveOperationException, IOException {
+		int beans = Integer.parseInt(args[1]);
+		for (String id : args[0].split(",")) {
+			StartupVariant variant = StartupVariant.of(id);
+			Measurement measurement;
+			if (args.length > 2) {
+				Path classes = Path.of(args[2]).resolve(variant.flavour().directoryName());
+				try (URLClassLoader loader = new URLClassLoader(new URL[] { classes.toUri().toURL() },
+						StartupApplication.class.getClassLoader())) {
+					measurement = measure(variant, beans, loader);
+				}
+			}
+			else {
+				measurement = measure(variant, beans, StartupApplication.class.getClassLoader());
+			}
+			System.out.println(measurement.toLine());
+		}
 		// Whatever threads a library left behind, the parent waits for this JVM's exit.
 		System.exit(0);
 	}
 
-	static Measurement measure(StartupVariant variant, int beans) throws ReflectiveOperationException {
+	static Measurement measure(StartupVariant variant, int beans, ClassLoader classes)
+			throws ReflectiveOperationException {
 		// Loaded before the clock starts: the caller is the harness's, not the application's.
 		@SuppressWarnings("unchecked")
 		ToIntFunction<BeanFactory> calls = (ToIntFunction<BeanFactory>) Class
-			.forName(StartupSources.PACKAGE + "." + StartupSources.CALLS_CLASS)
+			.forName(StartupSources.PACKAGE + "." + StartupSources.CALLS_CLASS, true, classes)
 			.getDeclaredConstructor()
 			.newInstance();
 		long start = System.nanoTime();
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(variant.configuration())
+			// The bean factory loads the generated classes, by name, through this loader.
+			.resourceLoader(new DefaultResourceLoader(classes))
 			.web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
 					"logging.level.root=warn")

@@ -105,17 +105,23 @@ public final class StartupBenchmark {
 	 * How the child JVMs run.
 	 * @param jvmArgs options of each child JVM
 	 * @param parallelism how many run at once
+	 * @param shared whether one child JVM per run starts every variant, one after another, each
+	 * with its flavour's classes from a class loader of its own, rather than one JVM per variant
 	 */
-	public record Children(List<String> jvmArgs, int parallelism) {
+	public record Children(List<String> jvmArgs, int parallelism, boolean shared) {
 
-		/** For measurements: one child at a time, with the JVM's defaults. */
-		public static final Children MEASURE = new Children(List.of(), 1);
+		/** For measurements: one child at a time, one per variant, with the JVM's defaults. */
+		public static final Children MEASURE = new Children(List.of(), 1, false);
 
 		/**
 		 * For a test of the harness itself, which checks what the children report, not how fast:
-		 * two at a time, compiled by C1 only, as the build runs its own tests.
+		 * every variant in one JVM, with C1 only and the serial collector, as the build runs its
+		 * own tests. The second and later variants start in a JVM that has loaded and compiled
+		 * Spring already: 2 s of CPU for each fresh JVM saved, which their start-up times must not
+		 * be read for.
 		 */
-		public static final Children CHECK = new Children(List.of("-XX:TieredStopAtLevel=1"), 2);
+		public static final Children CHECK = new Children(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), 1,
+				true);
 
 	}
 
@@ -142,23 +148,26 @@ public final class StartupBenchmark {
 		progress.printf(Locale.ROOT, "compiled %d classes x %d flavours into %s in %.1f s%n", beans + 1,
 				Flavour.values().length, classes, (System.nanoTime() - compileStart) / 1e9);
 		Map<StartupVariant, List<Measurement>> results = new EnumMap<>(StartupVariant.class);
+		List<List<StartupVariant>> jvms = children.shared() ? List.of(variants)
+				: variants.stream().map(List::of).toList();
 		ExecutorService executor = Executors.newFixedThreadPool(children.parallelism());
 		try {
 			for (int run = 1; run <= runs; run++) {
-				Map<StartupVariant, Future<Measurement>> started = new LinkedHashMap<>();
-				for (StartupVariant variant : variants) {
-					Path flavourClasses = classes.resolve(variant.flavour().directoryName());
-					started.put(variant, executor.submit(() -> child(variant, beans,
-							classPath + File.pathSeparator + flavourClasses, children.jvmArgs())));
+				List<Future<List<Measurement>>> started = new ArrayList<>();
+				for (List<StartupVariant> jvm : jvms) {
+					started.add(executor.submit(() -> child(jvm, beans, classPath, classes, children)));
 				}
-				for (Map.Entry<StartupVariant, Future<Measurement>> entry : started.entrySet()) {
-					StartupVariant variant = entry.getKey();
-					Measurement measurement = measurement(entry.getValue());
-					results.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(measurement);
-					progress.printf(Locale.ROOT,
-							"run %d/%d %-19s start-up %6.0f ms, first calls %5.0f ms, heap %6.1f MB%n", run, runs,
-							variant.id(), measurement.startupNanos() / MS, measurement.callsNanos() / MS,
-							measurement.heapAfterCalls() / MB);
+				for (int i = 0; i < jvms.size(); i++) {
+					List<Measurement> measurements = measurements(started.get(i));
+					for (int v = 0; v < measurements.size(); v++) {
+						StartupVariant variant = jvms.get(i).get(v);
+						Measurement measurement = measurements.get(v);
+						results.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(measurement);
+						progress.printf(Locale.ROOT,
+								"run %d/%d %-19s start-up %6.0f ms, first calls %5.0f ms, heap %6.1f MB%n", run, runs,
+								variant.id(), measurement.startupNanos() / MS, measurement.callsNanos() / MS,
+								measurement.heapAfterCalls() / MB);
+					}
 				}
 			}
 		}
@@ -168,7 +177,8 @@ public final class StartupBenchmark {
 		return results;
 	}
 
-	private static Measurement measurement(Future<Measurement> child) throws IOException, InterruptedException {
+	private static List<Measurement> measurements(Future<List<Measurement>> child)
+			throws IOException, InterruptedException {
 		try {
 			return child.get();
 		}
@@ -180,25 +190,35 @@ public final class StartupBenchmark {
 		}
 	}
 
-	private static Measurement child(StartupVariant variant, int beans, String classPath, List<String> jvmArgs)
-			throws IOException, InterruptedException {
+	/** Starts {@code variants} in one child JVM and reads one measurement of each, in order. */
+	private static List<Measurement> child(List<StartupVariant> variants, int beans, String classPath, Path classes,
+			Children children) throws IOException, InterruptedException {
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		List<String> command = new ArrayList<>();
 		command.add(java);
-		command.addAll(jvmArgs);
-		command.addAll(List.of("-cp", classPath, StartupApplication.class.getName(), variant.id(),
-				Integer.toString(beans)));
+		command.addAll(children.jvmArgs());
+		String ids = variants.stream().map(StartupVariant::id).collect(Collectors.joining(","));
+		if (children.shared()) {
+			// The child loads each variant's generated classes itself.
+			command.addAll(List.of("-cp", classPath, StartupApplication.class.getName(), ids,
+					Integer.toString(beans), classes.toString()));
+		}
+		else {
+			Path flavourClasses = classes.resolve(variants.get(0).flavour().directoryName());
+			command.addAll(List.of("-cp", classPath + File.pathSeparator + flavourClasses,
+					StartupApplication.class.getName(), ids, Integer.toString(beans)));
+		}
 		Process process = new ProcessBuilder(command)
 			.redirectError(ProcessBuilder.Redirect.INHERIT)
 			.start();
 		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 		int exit = process.waitFor();
-		return output.lines()
-			.map(Measurement::parse)
-			.filter(Objects::nonNull)
-			.findFirst()
-			.orElseThrow(() -> new IllegalStateException("The " + variant.id() + " child JVM exited with " + exit
-					+ " and printed no measurement; its output:\n" + output));
+		List<Measurement> measurements = output.lines().map(Measurement::parse).filter(Objects::nonNull).toList();
+		if (measurements.size() != variants.size()) {
+			throw new IllegalStateException("The child JVM of " + ids + " exited with " + exit + " and printed "
+					+ measurements.size() + " measurements; its output:\n" + output);
+		}
+		return measurements;
 	}
 
 	/**
