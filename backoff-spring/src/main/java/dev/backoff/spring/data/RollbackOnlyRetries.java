@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  * its failure, as {@code not_retryable}, and the first time a WARN says what to do: retry around
  * the transaction, not inside it.
  *
- * <p>Only a call that starts inside an active transaction pays for it (one thread-local read
- * for every other call); its policy is the method's, with one more rule asked before a retry.
+ * <p>Nothing is asked of a call that succeeds: the rule is asked only of a failure, after the
+ * method's own rules, and costs one thread-local read outside a transaction.
  */
 public final class RollbackOnlyRetries {
 
@@ -40,14 +40,12 @@ public final class RollbackOnlyRetries {
 	}
 
 	/**
-	 * @param policy the method's policy for a call about to start on this thread
-	 * @return that policy, or when the call starts inside a transaction, a policy that also
-	 * retries no failure once the transaction is marked rollback-only
+	 * @param policy the method's policy for a blocking call, whose failures are judged on the
+	 * caller's thread
+	 * @return a policy that retries as that one does, but no failure while the thread's
+	 * transaction is marked rollback-only; made once per policy
 	 */
 	public BackoffPolicy policyFor(BackoffPolicy policy) {
-		if (!Transactions.isActive()) {
-			return policy;
-		}
 		Guarded guarded = this.guarded;
 		if (guarded == null || guarded.policy() != policy) {
 			guarded = new Guarded(policy, guard(policy));

@@ -19,11 +19,6 @@ public final class Transactions {
 	private Transactions() {
 	}
 
-	/** @return whether a Spring-managed transaction is active on this thread: one read of a thread-local */
-	public static boolean isActive() {
-		return PRESENT && SpringTx.isActive();
-	}
-
 	/**
 	 * Whether the transaction active on this thread is marked rollback-only: by the
 	 * {@code @Transactional} method that began it ({@code TransactionAspectSupport}), or by a
@@ -40,10 +35,6 @@ public final class Transactions {
 	private static final class SpringTx {
 
 		private SpringTx() {
-		}
-
-		static boolean isActive() {
-			return TransactionSynchronizationManager.isActualTransactionActive();
 		}
 
 		static boolean isRollbackOnly() {

@@ -184,7 +184,7 @@ public final class BackoffOperation {
 		return this.state;
 	}
 
-	/** @return the policy of a blocking call starting now on this thread: guarded inside a transaction */
+	/** @return the policy of a blocking call starting now on this thread: no retry in a rollback-only transaction */
 	BackoffPolicy policyFor(State state) {
 		return this.rollbackOnly.policyFor(state.policy());
 	}
