@@ -27,16 +27,20 @@ public final class Suggestions {
 
 	/**
 	 * @param given the name as given
-	 * @param names the valid names
+	 * @param names the valid names (a {@code null} among them, such as a container's missing id, is skipped)
 	 * @return the nearest valid name, if one is close; of equally near ones, the first in
 	 * alphabetical order, so that the message does not depend on the order of a set
 	 */
-	public static Optional<String> nearest(String given, Collection<String> names) {
+	public static Optional<String> nearest(String given, Collection<? extends @Nullable String> names) {
 		String wanted = SettingNames.canonical(given);
 		int threshold = Math.max(1, wanted.length() / 3);
 		@Nullable String best = null;
 		int bestDistance = Integer.MAX_VALUE;
 		for (String name : names) {
+			if (name == null) {
+				// A listener container without an id.
+				continue;
+			}
 			int distance = distance(wanted, SettingNames.canonical(name));
 			if (distance <= threshold && (distance < bestDistance || (distance == bestDistance && best != null && name.compareTo(best) < 0))) {
 				best = name;
@@ -44,6 +48,19 @@ public final class Suggestions {
 			}
 		}
 		return Optional.ofNullable(best);
+	}
+
+	/**
+	 * @param given a name that names nothing, such as a policy's or a listener's
+	 * @param names the valid names
+	 * @param more more valid names, such as {@value BackoffPolicies#DEFAULTS}
+	 * @return the start of an action that names the nearest, {@code "Did you mean 'quotes'? "},
+	 * or empty when none is close
+	 */
+	public static String didYouMean(String given, Collection<? extends @Nullable String> names, String... more) {
+		List<@Nullable String> all = new ArrayList<>(names);
+		all.addAll(List.of(more));
+		return nearest(given, all).map((name) -> "Did you mean '" + name + "'? ").orElse("");
 	}
 
 	/**
