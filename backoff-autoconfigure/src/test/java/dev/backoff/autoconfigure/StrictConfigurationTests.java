@@ -1,5 +1,8 @@
 package dev.backoff.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 import dev.backoff.Backoff;
@@ -75,8 +78,12 @@ class StrictConfigurationTests {
 	void namesTheNearestSettingOfAnUnknownKey() {
 		this.runner.withPropertyValues("backoff.policies.quotes.max-attemps=10").run((context) -> {
 			assertReport(context, "backoff.policies.quotes.max-attemps", "10", "is not a Backoff setting");
-			assertThat(analysis(context).getAction())
-				.startsWith("Did you mean backoff.policies.quotes.max-attempts? Correct the key's spelling");
+			String action = analysis(context).getAction();
+			assertThat(action)
+				.isEqualTo("Did you mean backoff.policies.quotes.max-attempts? Correct the key's spelling, or remove it.");
+			// As docs/configuration.md shows it.
+			assertThat(Files.readString(Path.of("../docs/configuration.md"), StandardCharsets.UTF_8))
+				.contains("`backoff.policies.quotes.max-attemps=10` gives:\n\n```\nAction:\n\n" + action + "\n```");
 		});
 		this.runner.withPropertyValues("backoff.polices.quotes.maxAttempts=3", "backoff.kafka.listners.prices=quotes")
 			.run((context) -> assertThat(analysis(context).getAction())
