@@ -192,7 +192,7 @@ public class BackoffEndpoint {
 	/** The answer to a change whose body names keys that are no setting: 400, naming them. */
 	private static WebEndpointResponse<OperationResponseBody> unknownSettings(String policy, Set<String> keys) {
 		String named = String.join(", ", keys);
-		// The nearest setting of each key that has a close one: "maxAttempts", or "maxAttempts for maxAtempts, …".
+		// The nearest setting of each key that has a close one, and with several keys which key it is for.
 		String nearest = keys.stream()
 			.flatMap((key) -> Suggestions.nearest(key, SETTINGS)
 				.map((setting) -> (keys.size() == 1) ? setting : setting + " for " + key)
