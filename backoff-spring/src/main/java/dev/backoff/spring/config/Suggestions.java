@@ -73,7 +73,7 @@ public final class Suggestions {
 	 * @return the key, if a setting is close
 	 */
 	public static Optional<String> nearestKey(Class<?> root, String name) {
-		String[] elements = name.split("\\.", -1);
+		String[] elements = elements(name);
 		ResolvableType type = ResolvableType.forClass(root);
 		for (int i = 1; i < elements.length; i++) {
 			Class<?> current = type.resolve(Object.class);
@@ -98,10 +98,32 @@ public final class Suggestions {
 					return String.join(".", corrected);
 				});
 			}
-			elements[i] = PolicyMerge.propertyName(found.getName()) + elements[i].substring(element.length());
+			String index = elements[i].substring(element.length());
+			elements[i] = PolicyMerge.propertyName(found.getName()) + index;
 			type = ResolvableType.forMethodReturnType(found.getReadMethod());
+			if (!index.isEmpty() && Map.class.isAssignableFrom(type.resolve(Object.class))) {
+				// A map's key in brackets, as Boot writes one with capitals: backoff.policies[Quotes_V2].
+				type = type.asMap().getGeneric(1);
+			}
 		}
 		return Optional.empty();
+	}
+
+	/** A key's elements: split at each dot outside brackets, which may hold a map's key with dots. */
+	private static String[] elements(String name) {
+		List<String> elements = new ArrayList<>();
+		int depth = 0;
+		int start = 0;
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			depth += (c == '[') ? 1 : (c == ']') ? -1 : 0;
+			if (c == '.' && depth == 0) {
+				elements.add(name.substring(start, i));
+				start = i + 1;
+			}
+		}
+		elements.add(name.substring(start));
+		return elements.toArray(String[]::new);
 	}
 
 	/** The properties of a settings class that a key can name; none for a value such as a number or a list. */

@@ -62,6 +62,10 @@ class SuggestionsTests {
 			.hasValue("backoff.defaults.budget.max-tokens");
 		assertThat(Suggestions.nearestKey(BackoffSettings.class, "backoff.policies.quotes.retryOnn[0]"))
 			.hasValue("backoff.policies.quotes.retry-on[0]");
+		assertThat(Suggestions.nearestKey(BackoffSettings.class, "backoff.policies[Quotes_V2].max-attemps"))
+			.hasValue("backoff.policies[Quotes_V2].max-attempts");
+		assertThat(Suggestions.nearestKey(BackoffSettings.class, "backoff.policies[a.b].max-attemps"))
+			.hasValue("backoff.policies[a.b].max-attempts");
 		assertThat(Suggestions.nearestKey(BackoffSettings.class, "backoff.policies.Quotes.maxAttempts.x")).isEmpty();
 		assertThat(Suggestions.nearestKey(BackoffSettings.class, "backoff.policies.quotes.colour")).isEmpty();
 	}
