@@ -199,7 +199,8 @@ public class BackoffEndpoint {
 				.stream())
 			.collect(Collectors.joining(", "));
 		String rule = "the body names " + named + ", which " + ((keys.size() == 1) ? "is no setting" : "are no settings")
-				+ (nearest.isEmpty() ? "" : " (did you mean " + nearest + "?)") + "; the settings are " + String.join(", ", SETTINGS) + ". Nothing was changed";
+				+ (nearest.isEmpty() ? "" : " (did you mean " + nearest + "?)") + "; the settings are "
+				+ String.join(", ", SETTINGS) + ". Nothing was changed";
 		return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, named, null, rule, rule),
 				WebEndpointResponse.STATUS_BAD_REQUEST);
 	}

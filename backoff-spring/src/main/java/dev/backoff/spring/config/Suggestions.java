@@ -42,7 +42,9 @@ public final class Suggestions {
 				continue;
 			}
 			int distance = distance(wanted, SettingNames.canonical(name));
-			if (distance <= threshold && (distance < bestDistance || (distance == bestDistance && best != null && name.compareTo(best) < 0))) {
+			boolean nearer = distance < bestDistance
+					|| (distance == bestDistance && best != null && name.compareTo(best) < 0);
+			if (distance <= threshold && nearer) {
 				best = name;
 				bestDistance = distance;
 			}
@@ -90,7 +92,9 @@ public final class Suggestions {
 				.findFirst()
 				.orElse(null);
 			if (found == null) {
-				List<String> names = properties.stream().map((property) -> PolicyMerge.propertyName(property.getName())).toList();
+				List<String> names = properties.stream()
+					.map((property) -> PolicyMerge.propertyName(property.getName()))
+					.toList();
 				int at = i;
 				return nearest(element, names).map((nearest) -> {
 					String[] corrected = elements.clone();
