@@ -79,7 +79,7 @@ final class BackoffPropertiesCheck {
 					"is an element of a list, but " + parent + " takes one value" + others,
 					"Give " + parent + " a single value.");
 		}
-		return BackoffConfigurationException.unknownSetting(name, first.getValue(), others);
+		return BackoffConfigurationException.unknownSetting(name, first.getValue(), others, BackoffProperties.class);
 	}
 
 	/** Rejects a fraction bound to a whole-number setting, which binding would truncate. */

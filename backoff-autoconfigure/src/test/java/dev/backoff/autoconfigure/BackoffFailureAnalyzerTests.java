@@ -313,6 +313,21 @@ class BackoffFailureAnalyzerTests {
 				assertReport(analysis, "@Backoff(value) on UnknownPolicy.call", "missing",
 						"must name a policy under backoff.policies (configured: quotes, orders)");
 				assertThat(analysis.getAction()).contains("backoff.policies.missing");
+				assertThat(analysis.getAction()).doesNotContain("Did you mean");
+			});
+	}
+
+	@Test
+	void reportsAnnotationNamingAMistypedPolicyWithTheNearest() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.quotes.max-attempts=2", "backoff.policies.orders.max-attempts=3")
+			.withBean(MistypedPolicy.class)
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertReport(analysis, "@Backoff(value) on MistypedPolicy.call", "quots",
+						"must name a policy under backoff.policies (configured: quotes, orders)");
+				assertThat(analysis.getAction()).isEqualTo("Did you mean 'quotes'? Add backoff.policies.quots to the "
+						+ "configuration, or name one of quotes, orders.");
 			});
 	}
 
@@ -527,6 +542,15 @@ class BackoffFailureAnalyzerTests {
 	static class UnknownPolicy {
 
 		@Backoff("missing")
+		public String call() {
+			return "ok";
+		}
+
+	}
+
+	static class MistypedPolicy {
+
+		@Backoff("quots")
 		public String call() {
 			return "ok";
 		}

@@ -154,6 +154,18 @@ class BackoffLivePoliciesTests {
 	}
 
 	@Test
+	void aTypoInAChangeNamesTheNearestPolicyOrSetting() {
+		this.runner.run((context) -> {
+			assertThatIllegalArgumentException().isThrownBy(() -> source(context).change("remot", Map.of("maxAttempts", 1)))
+				.withMessageEndingWith(". Did you mean 'remote'?");
+			assertThatExceptionOfType(BackoffConfigurationException.class)
+				.isThrownBy(() -> source(context).change("remote", Map.of("maxAtempts", 1)))
+				.satisfies((ex) -> assertThat(ex.getAction())
+					.startsWith("Did you mean backoff.policies.remote.max-attempts? "));
+		});
+	}
+
+	@Test
 	void aChangeToTheDefaultsChangesThePoliciesThatInheritTheSetting() {
 		this.runner.run((context) -> {
 			Map<String, Map<String, SettingChange>> changes = source(context).change(BackoffPolicies.DEFAULTS,

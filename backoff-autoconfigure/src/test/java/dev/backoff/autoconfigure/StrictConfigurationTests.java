@@ -1,5 +1,8 @@
 package dev.backoff.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 import dev.backoff.Backoff;
@@ -72,6 +75,29 @@ class StrictConfigurationTests {
 	}
 
 	@Test
+	void namesTheNearestSettingOfAnUnknownKey() {
+		this.runner.withPropertyValues("backoff.policies.quotes.max-attemps=10").run((context) -> {
+			assertReport(context, "backoff.policies.quotes.max-attemps", "10", "is not a Backoff setting");
+			String action = analysis(context).getAction();
+			assertThat(action)
+				.isEqualTo("Did you mean backoff.policies.quotes.max-attempts? Correct the key's spelling, or remove it.");
+			// As docs/configuration.md shows it.
+			assertThat(Files.readString(Path.of("../docs/configuration.md"), StandardCharsets.UTF_8))
+				.contains("`backoff.policies.quotes.max-attemps=10` gives:\n\n```\nAction:\n\n" + action + "\n```");
+		});
+		this.runner.withPropertyValues("backoff.polices.quotes.maxAttempts=3", "backoff.kafka.listners.prices=quotes")
+			.run((context) -> assertThat(analysis(context).getAction())
+				.startsWith("Did you mean backoff.kafka.listeners.prices? "));
+	}
+
+	@Test
+	void namesNoSettingWhenNoneIsClose() {
+		this.runner.withPropertyValues("backoff.policies.quotes.colour=red")
+			.run((context) -> assertThat(analysis(context).getAction())
+				.isEqualTo("Correct the key's spelling, or remove it."));
+	}
+
+	@Test
 	void rejectsAnUnknownKeyUnderTheDefaultsAndTheBudget() {
 		this.runner.withPropertyValues("backoff.defaults.jiter=full")
 			.run((context) -> assertReport(context, "backoff.defaults.jiter", "full", "is not a Backoff setting"));
@@ -138,13 +164,18 @@ class StrictConfigurationTests {
 
 	private static void assertReport(AssertableApplicationContext context, String property, @Nullable String value,
 			String rule) {
-		assertThat(context).hasFailed();
-		FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
-		assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
+		FailureAnalysis analysis = analysis(context);
 		assertThat(analysis.getDescription()).contains("Property: " + property + System.lineSeparator())
 			.contains("Value:    " + value + System.lineSeparator())
 			.contains(rule);
 		assertThat(analysis.getAction()).isNotBlank();
+	}
+
+	private static FailureAnalysis analysis(AssertableApplicationContext context) {
+		assertThat(context).hasFailed();
+		FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+		assertThat(analysis).as("analysis of %s", context.getStartupFailure()).isNotNull();
+		return analysis;
 	}
 
 	static class Quotes {

@@ -116,6 +116,13 @@ class EnableBackoffTests {
 	}
 
 	@Test
+	void aTypoNamesTheNearestSetting() {
+		assertThat(startUpFailure(new MockPropertySource().withProperty("backoff.policies.quotes.maxAtempts", "3")))
+			.hasMessageEndingWith(". Did you mean backoff.policies.quotes.max-attempts? Correct the key's spelling, "
+					+ "or remove it.");
+	}
+
+	@Test
 	void aFractionWhereAWholeNumberBelongsStopsStartUp() {
 		assertThat(startUpFailure(new MockPropertySource().withProperty("backoff.defaults.max-attempts", "2.9")))
 			.hasMessageStartingWith("backoff.defaults.max-attempts was '2.9', but must be a whole number");

@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.WeakHashMap;
+import java.util.stream.Collectors;
 
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
@@ -25,6 +26,7 @@ import dev.backoff.spring.config.BackoffPolicies.SettingChange;
 import dev.backoff.spring.config.DurationFormat;
 import dev.backoff.spring.config.EffectivePolicy;
 import dev.backoff.spring.config.PolicySetting;
+import dev.backoff.spring.config.Suggestions;
 import dev.backoff.spring.operation.BackoffCallCounts;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
@@ -178,17 +180,27 @@ public class BackoffEndpoint {
 
 	private WebEndpointResponse<OperationResponseBody> unknown(String policy) {
 		Set<String> names = this.operations.getPolicies().getNames();
+		List<String> all = new ArrayList<>(names);
+		all.add(BackoffPolicies.DEFAULTS);
 		return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, null, null, null,
 				"No Backoff policy is named '" + policy + "'; configured: " + BackoffPolicies.DEFAULTS
-						+ (names.isEmpty() ? "" : ", " + String.join(", ", names))),
+						+ (names.isEmpty() ? "" : ", " + String.join(", ", names))
+						+ Suggestions.nearest(policy, all).map((name) -> ". Did you mean '" + name + "'?").orElse("")),
 				WebEndpointResponse.STATUS_NOT_FOUND);
 	}
 
 	/** The answer to a change whose body names keys that are no setting: 400, naming them. */
 	private static WebEndpointResponse<OperationResponseBody> unknownSettings(String policy, Set<String> keys) {
 		String named = String.join(", ", keys);
+		// The nearest setting of each key that has a close one, and with several keys which key it is for.
+		String nearest = keys.stream()
+			.flatMap((key) -> Suggestions.nearest(key, SETTINGS)
+				.map((setting) -> (keys.size() == 1) ? setting : setting + " for " + key)
+				.stream())
+			.collect(Collectors.joining(", "));
 		String rule = "the body names " + named + ", which " + ((keys.size() == 1) ? "is no setting" : "are no settings")
-				+ "; the settings are " + String.join(", ", SETTINGS) + ". Nothing was changed";
+				+ (nearest.isEmpty() ? "" : " (did you mean " + nearest + "?)") + "; the settings are "
+				+ String.join(", ", SETTINGS) + ". Nothing was changed";
 		return new WebEndpointResponse<>(new InvalidChangeDescriptor(policy, named, null, rule, rule),
 				WebEndpointResponse.STATUS_BAD_REQUEST);
 	}

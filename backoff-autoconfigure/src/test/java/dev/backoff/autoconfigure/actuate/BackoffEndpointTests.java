@@ -224,6 +224,28 @@ class BackoffEndpointTests {
 	}
 
 	@Test
+	void namesTheNearestSettingOrPolicyOfATypo() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=backoff").run((context) -> {
+			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+			WebEndpointResponse<OperationResponseBody> typo = endpoint.change("quotes", body("maxAtempts", "2"));
+			assertThat(typo.getStatus()).isEqualTo(400);
+			assertThat(((InvalidChangeDescriptor) typo.getBody()).rule())
+				.startsWith("the body names maxAtempts, which is no setting (did you mean maxAttempts?); the settings are ");
+			WebEndpointResponse<OperationResponseBody> typos = endpoint.change("quotes",
+					body("maxAtempts", "2", "basedelay", "1s", "colour", "red"));
+			assertThat(((InvalidChangeDescriptor) typos.getBody()).rule()).startsWith("the body names basedelay, colour, "
+					+ "maxAtempts, which are no settings (did you mean baseDelay for basedelay, maxAttempts for maxAtempts?)");
+			WebEndpointResponse<OperationResponseBody> far = endpoint.change("quotes", body("colour", "red"));
+			assertThat(((InvalidChangeDescriptor) far.getBody()).rule())
+				.startsWith("the body names colour, which is no setting; the settings are ");
+			WebEndpointResponse<OperationResponseBody> policy = endpoint.change("quots", body("maxAttempts", "2"));
+			assertThat(policy.getStatus()).isEqualTo(404);
+			assertThat(((InvalidChangeDescriptor) policy.getBody()).message())
+				.isEqualTo("No Backoff policy is named 'quots'; configured: defaults, quotes, polling. Did you mean 'quotes'?");
+		});
+	}
+
+	@Test
 	void showsEachBudgetWithItsTokensAndWhatNestedCallsDo() {
 		this.runner
 			.withPropertyValues("management.endpoints.web.exposure.include=backoff",

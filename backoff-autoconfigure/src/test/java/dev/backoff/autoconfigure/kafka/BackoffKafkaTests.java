@@ -20,6 +20,7 @@ import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffSettings;
+import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.kafka.KafkaListenerPolicies;
 import dev.backoff.spring.operation.BackoffOperationSource;
 import dev.backoff.spring.retry.BackoffRetries;
@@ -149,7 +150,8 @@ class BackoffKafkaTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("backoff.kafka.listeners.nevr")
-				.hasMessageContaining("must name a @KafkaListener by its id"));
+				.hasMessageContaining("must name a @KafkaListener by its id")
+				.hasMessageContaining("Did you mean 'never'? Use the listener's id"));
 	}
 
 	@Test
@@ -268,6 +270,22 @@ class BackoffKafkaTests {
 	}
 
 	@Test
+	void aListenersBackoffNamingAMistypedPolicyNamesTheNearest() {
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerBeanDefinition("mistyped", new RootBeanDefinition(MistypedPolicyListener.class));
+		BackoffSettings settings = new BackoffSettings();
+		PolicySettings orders = new PolicySettings();
+		orders.setMaxAttempts(2);
+		settings.getPolicies().put("orders", orders);
+		KafkaListenerPolicies policies = new KafkaListenerPolicies(KafkaListenerEndpointRegistry::new,
+				retries(settings), Map.of(), null, new StandardEnvironment()::resolvePlaceholders, beans);
+		assertThatExceptionOfType(BackoffConfigurationException.class).isThrownBy(policies::start)
+			.satisfies((ex) -> assertThat(ex.getProperty())
+				.isEqualTo("@Backoff(value) on MistypedPolicyListener.onOrder (listener mistyped-orders)"))
+			.satisfies((ex) -> assertThat(ex.getAction()).startsWith("Did you mean 'orders'? "));
+	}
+
+	@Test
 	void aFallbackOnAListenerStopsStartUpNamingTheListenerAndTheAttribute() {
 		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
 		beans.registerBeanDefinition("fallback", new RootBeanDefinition(FallbackListener.class));
@@ -306,8 +324,12 @@ class BackoffKafkaTests {
 
 	/** Real retries over the defaults only: these listeners start no container. */
 	private static BackoffRetries retries() {
+		return retries(new BackoffSettings());
+	}
+
+	private static BackoffRetries retries(BackoffSettings settings) {
 		return new BackoffRetries(BackoffOperationSource.create(
-				BackoffPolicies.of(new BackoffSettings(), null, BackoffPolicy.defaults(), null),
+				BackoffPolicies.of(settings, null, BackoffPolicy.defaults(), null),
 				BackoffExecutor.builder().build(), new ScheduledThreadPoolExecutor(1), List.of(), List.of(),
 				(value) -> value, null));
 	}
@@ -316,6 +338,15 @@ class BackoffKafkaTests {
 
 		@KafkaListener(id = "lonely-orders", topics = "orders")
 		@Backoff
+		void onOrder(String order) {
+		}
+
+	}
+
+	static class MistypedPolicyListener {
+
+		@KafkaListener(id = "mistyped-orders", topics = "orders")
+		@Backoff("ordrs")
 		void onOrder(String order) {
 		}
 

@@ -116,10 +116,24 @@ public class BackoffConfigurationException extends IllegalStateException {
 	 * @return the exception naming the key, its value and the rule
 	 */
 	public static BackoffConfigurationException unknownSetting(String name, @Nullable Object value, String others) {
+		return unknownSetting(name, value, others, BackoffSettings.class);
+	}
+
+	/**
+	 * A {@code backoff.*} key that names no setting, with the nearest key when one is close.
+	 * @param name the key as given
+	 * @param value its value
+	 * @param others how many more unknown keys there are, such as {@code " (and 2 more)"}, or empty
+	 * @param settings the class that {@code backoff} binds to, whose settings are the valid keys
+	 * @return the exception naming the key, its value and the rule
+	 */
+	public static BackoffConfigurationException unknownSetting(String name, @Nullable Object value, String others,
+			Class<?> settings) {
+		String nearest = Suggestions.nearestKey(settings, name).map((key) -> "Did you mean " + key + "? ").orElse("");
 		return new BackoffConfigurationException(name, value,
 				"is not a Backoff setting" + others
 						+ "; docs/configuration.md lists the settings, and the IDE completes them",
-				"Correct the key's spelling, or remove it.");
+				nearest + "Correct the key's spelling, or remove it.");
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.Set;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.PolicySnapshot;
+import dev.backoff.spring.config.Suggestions;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
 
@@ -126,7 +127,8 @@ public class BackoffHttp {
 					"must name a policy under backoff.policies ("
 							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
 							+ ") or " + BackoffPolicies.DEFAULTS,
-					"Add backoff.policies." + policy + " to the configuration"
+					Suggestions.didYouMean(policy, names, BackoffPolicies.DEFAULTS) + "Add backoff.policies." + policy
+							+ " to the configuration"
 							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
 		}
 		return policy;

@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import dev.backoff.Backoff;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.config.Suggestions;
 import dev.backoff.spring.retry.BackoffRetries;
 import dev.backoff.spring.retry.PolicyBackOff;
 import org.apache.commons.logging.Log;
@@ -190,7 +191,8 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 			String name = unknown.iterator().next();
 			throw new BackoffConfigurationException("backoff.kafka.listeners." + name, this.configured.get(name),
 					"must name a @KafkaListener by its id (found: " + String.join(", ", ids) + ")",
-					"Use the listener's id, as @KafkaListener(id = …) gives it, or remove the key.");
+					Suggestions.didYouMean(name, ids) + "Use the listener's id, as @KafkaListener(id = …) gives it, "
+							+ "or remove the key.");
 		}
 		for (MessageListenerContainer container : containers) {
 			String id = container.getListenerId();

@@ -13,6 +13,7 @@ import dev.backoff.spring.config.DurationFormat;
 import dev.backoff.spring.config.PolicySetting;
 import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.config.PolicySnapshot;
+import dev.backoff.spring.config.Suggestions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.annotation.AnnotationUtils;
@@ -56,7 +57,8 @@ final class BackoffAnnotations {
 					"must name a policy under backoff.policies ("
 							+ (names.isEmpty() ? "none is configured" : "configured: " + String.join(", ", names))
 							+ ")",
-					"Add backoff.policies." + policyName + " to the configuration"
+					Suggestions.didYouMean(policyName, names, BackoffPolicies.DEFAULTS)
+							+ "Add backoff.policies." + policyName + " to the configuration"
 							+ (names.isEmpty() ? "." : ", or name one of " + String.join(", ", names) + "."));
 		}
 		return policyName;

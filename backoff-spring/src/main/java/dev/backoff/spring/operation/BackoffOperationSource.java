@@ -23,6 +23,7 @@ import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffSettings;
 import dev.backoff.spring.config.PolicySettings;
 import dev.backoff.spring.config.PolicySnapshot;
+import dev.backoff.spring.config.Suggestions;
 import dev.backoff.spring.operation.ReturnShape.Returned;
 import dev.backoff.spring.support.UserTypes;
 import org.jspecify.annotations.Nullable;
@@ -299,8 +300,10 @@ public class BackoffOperationSource {
 
 	private static PolicySnapshot existing(PolicySnapshot policies, String name) {
 		if (policies.get(name) == null) {
+			String nearest = Suggestions.didYouMean(name, policies.getNames(), BackoffPolicies.DEFAULTS).strip();
 			throw new IllegalArgumentException("No Backoff policy is named '" + name + "' (configured: "
-					+ String.join(", ", policies.getNames()) + ", and " + BackoffPolicies.DEFAULTS + ")");
+					+ String.join(", ", policies.getNames()) + ", and " + BackoffPolicies.DEFAULTS + ")"
+					+ (nearest.isEmpty() ? "" : ". " + nearest));
 		}
 		return policies;
 	}

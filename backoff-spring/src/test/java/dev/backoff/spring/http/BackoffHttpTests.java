@@ -324,7 +324,9 @@ class BackoffHttpTests {
 		this.runner.run((context) -> assertThatExceptionOfType(BackoffConfigurationException.class)
 			.isThrownBy(() -> context.getBean(BackoffHttp.class).interceptor("downstrem"))
 			.withMessageContaining("BackoffHttp.interceptor(\"downstrem\") in BackoffHttpTests.lambda$")
-			.withMessageContaining("must name a policy under backoff.policies (configured: downstream) or defaults"));
+			.withMessageContaining("must name a policy under backoff.policies (configured: downstream) or defaults")
+			.withMessageEndingWith("Did you mean 'downstream'? Add backoff.policies.downstrem to the configuration, "
+					+ "or name one of downstream."));
 	}
 
 	@Test
