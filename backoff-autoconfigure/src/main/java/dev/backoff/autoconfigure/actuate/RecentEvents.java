@@ -1,5 +1,6 @@
 package dev.backoff.autoconfigure.actuate;
 
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,7 +64,7 @@ final class RecentEvents {
 
 	static Map<String, Object> describe(BackoffEvent event) {
 		Map<String, Object> fields = new LinkedHashMap<>();
-		fields.put("time", event.time().toString());
+		fields.put("time", event.time().truncatedTo(ChronoUnit.MILLIS).toString());
 		fields.put("kind", event.kind().value());
 		if (event.method() != null) {
 			fields.put("method", event.method());
