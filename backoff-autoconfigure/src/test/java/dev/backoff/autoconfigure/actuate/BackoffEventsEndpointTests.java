@@ -143,6 +143,14 @@ class BackoffEventsEndpointTests {
 	}
 
 	@Test
+	void aMisspeltEventsKeyStopsStartUpAsAnyOtherUnknownKey() {
+		this.runner.withPropertyValues("backoff.events.buffer-sise=5").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("backoff.events.buffer-sise");
+		});
+	}
+
+	@Test
 	void withoutActuatorNoEventsAreKept() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(BackoffAutoConfiguration.class,
