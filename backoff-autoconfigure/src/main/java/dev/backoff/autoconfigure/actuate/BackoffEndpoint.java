@@ -132,8 +132,11 @@ public class BackoffEndpoint {
 	@ReadOperation
 	public WebEndpointResponse<OperationResponseBody> events(@Selector String policy, @Selector String events,
 			@Nullable String method, @Nullable String kind) {
-		if (!RecentEvents.SEGMENT.equals(events) || this.operations.getPolicies().get(policy) == null) {
+		if (this.operations.getPolicies().get(policy) == null) {
 			return unknown(policy);
+		}
+		if (!RecentEvents.SEGMENT.equals(events)) {
+			return RecentEvents.noSuchPath(policy, events);
 		}
 		return RecentEvents.answer(policy, this.events, method, kind);
 	}

@@ -44,8 +44,7 @@ final class RecentEvents {
 		if (kind != null) {
 			only = Kind.of(kind);
 			if (only == null) {
-				return new WebEndpointResponse<>(new BackoffEndpoint.InvalidChangeDescriptor(policy, "kind", kind,
-						"is no kind of event; the kinds are " + KINDS,
+				return new WebEndpointResponse<>(new UnknownKindDescriptor(policy, kind,
 						"No kind of event is named '" + kind + "'; the kinds are " + KINDS),
 						WebEndpointResponse.STATUS_BAD_REQUEST);
 			}
@@ -60,6 +59,17 @@ final class RecentEvents {
 		}
 		return new WebEndpointResponse<>(new EventsDescriptor(policy, (events != null) ? events.getBufferSize() : 0,
 				shown));
+	}
+
+	/**
+	 * @param policy the policy named
+	 * @param segment what followed its name, not {@value #SEGMENT}
+	 * @return 404, naming the one path there is
+	 */
+	static WebEndpointResponse<OperationResponseBody> noSuchPath(String policy, String segment) {
+		return new WebEndpointResponse<>(new NoSuchPathDescriptor(policy, "No '" + segment + "' under the policy '"
+				+ policy + "': /actuator/backoff/" + policy + "/" + SEGMENT + " shows its recent events"),
+				WebEndpointResponse.STATUS_NOT_FOUND);
 	}
 
 	static Map<String, Object> describe(BackoffEvent event) {
@@ -97,6 +107,14 @@ final class RecentEvents {
 	 */
 	public record EventsDescriptor(String policy, int bufferSize, List<Map<String, Object>> events)
 			implements OperationResponseBody {
+	}
+
+	/** The answer to a {@code kind} that names no kind of event: the message names them. */
+	public record UnknownKindDescriptor(String policy, String kind, String message) implements OperationResponseBody {
+	}
+
+	/** The answer to a path under a policy that is not {@value #SEGMENT}. */
+	public record NoSuchPathDescriptor(String policy, String message) implements OperationResponseBody {
 	}
 
 }

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
-import dev.backoff.autoconfigure.actuate.BackoffEndpoint.InvalidChangeDescriptor;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointTests.Quotes;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointTests.QuotesConfiguration;
 import dev.backoff.autoconfigure.actuate.RecentEvents.EventsDescriptor;
@@ -90,7 +89,7 @@ class BackoffEventsEndpointTests {
 			WebEndpointResponse<OperationResponseBody> response = context.getBean(BackoffEndpoint.class)
 				.events("quotes", "events", null, "retry");
 			assertThat(response.getStatus()).isEqualTo(400);
-			assertThat(((InvalidChangeDescriptor) response.getBody()).message()).isEqualTo(
+			assertThat(((RecentEvents.UnknownKindDescriptor) response.getBody()).message()).isEqualTo(
 					"No kind of event is named 'retry'; the kinds are retry-scheduled, call-ended, budget-refused, "
 							+ "hedge-sent, hedge-won, policy-changed");
 		});
@@ -101,7 +100,10 @@ class BackoffEventsEndpointTests {
 		this.runner.run((context) -> {
 			BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
 			assertThat(endpoint.events("nope", "events", null, null).getStatus()).isEqualTo(404);
-			assertThat(endpoint.events("quotes", "evnts", null, null).getStatus()).isEqualTo(404);
+			WebEndpointResponse<OperationResponseBody> path = endpoint.events("quotes", "evnts", null, null);
+			assertThat(path.getStatus()).isEqualTo(404);
+			assertThat(((RecentEvents.NoSuchPathDescriptor) path.getBody()).message())
+				.isEqualTo("No 'evnts' under the policy 'quotes': /actuator/backoff/quotes/events shows its recent events");
 			assertThat(endpoint.preview("quotes").getStatus()).isEqualTo(200);
 		});
 	}
