@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointTests.Quotes;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointTests.QuotesConfiguration;
 import dev.backoff.autoconfigure.actuate.RecentEvents.EventsDescriptor;
@@ -141,6 +142,8 @@ class BackoffEventsEndpointTests {
 			assertThat(context.getStartupFailure()).rootCause()
 				.isInstanceOf(BackoffConfigurationException.class)
 				.hasMessageContainingAll("backoff.events.buffer-size", "-1", "must be 0 or more");
+			assertThat(new BackoffFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: backoff.events.buffer-size", "Value:    -1", "Rule:     must be 0 or more");
 		});
 	}
 
