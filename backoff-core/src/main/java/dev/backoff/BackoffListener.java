@@ -48,6 +48,18 @@ public interface BackoffListener {
 	}
 
 	/**
+	 * Whether {@link #onSuccess} is for the calls that succeeded without a retry
+	 * ({@link Outcome#SUCCESS}) too, the hot path. One that records only the calls that needed
+	 * retries says {@code false}, and a {@link #composite} then leaves it out of that path, so
+	 * that it costs a successful call nothing; called alone it still hears every success. Asked
+	 * once, when the composite is made.
+	 * @return {@code true}, by default
+	 */
+	default boolean hearsSuccessAtOnce() {
+		return true;
+	}
+
+	/**
 	 * The call ended without success.
 	 * @param outcome why it ended: any outcome but the two successes
 	 * @param attempts the number of attempts made

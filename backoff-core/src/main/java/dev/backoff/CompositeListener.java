@@ -33,10 +33,16 @@ final class CompositeListener implements BackoffListener {
 
 	private final BackoffListener[] success;
 
+	/** The listeners that hear of successes after a retry: those of {@link #success} and those not at once. */
+	private final BackoffListener[] successAfterRetry;
+
 	CompositeListener(BackoffListener[] all) {
 		this.all = all;
-		this.success = Arrays.stream(all)
+		this.successAfterRetry = Arrays.stream(all)
 			.filter((listener) -> HEARS_SUCCESS.get(listener.getClass()))
+			.toArray(BackoffListener[]::new);
+		this.success = Arrays.stream(this.successAfterRetry)
+			.filter(BackoffListener::hearsSuccessAtOnce)
 			.toArray(BackoffListener[]::new);
 		this.onlySuccess = (this.success.length == 1) ? this.success[0] : null;
 	}
@@ -57,6 +63,13 @@ final class CompositeListener implements BackoffListener {
 
 	@Override
 	public void onSuccess(Outcome outcome, int attempts) {
+		if (outcome != Outcome.SUCCESS) {
+			// Not the hot path, whose constant SUCCESS makes this test vanish once inlined.
+			for (BackoffListener listener : this.successAfterRetry) {
+				ListenerCalls.success(listener, outcome, attempts);
+			}
+			return;
+		}
 		BackoffListener only = this.onlySuccess;
 		if (only != null) {
 			// Guarded in place rather than through ListenerCalls.success: one frame less to

@@ -104,6 +104,34 @@ class BackoffListenerTests {
 		assertThat(this.calls).containsExactly("retriesOnly retry 1", "throwing success 2", "throwing success 1");
 	}
 
+	/**
+	 * One that records only calls that needed retries (the backoff endpoint's events) is left
+	 * out of a first attempt's success, so that the hot path calls the metrics' listener alone,
+	 * as before it was added; it hears a success after retries, in order with the others.
+	 */
+	@Test
+	void compositeLeavesAListenerThatHearsNoSuccessAtOnceOutOfTheFirstAttemptsSuccess() {
+		BackoffListener afterRetries = new BackoffListener() {
+
+			@Override
+			public boolean hearsSuccessAtOnce() {
+				return false;
+			}
+
+			@Override
+			public void onSuccess(Outcome outcome, int attempts) {
+				BackoffListenerTests.this.calls.add("afterRetries success " + outcome.tagValue() + " " + attempts);
+			}
+
+		};
+		BackoffListener composite = BackoffListener.composite(List.of(named("a"), afterRetries, named("b")));
+		composite.onSuccess(Outcome.SUCCESS, 1);
+		composite.onSuccess(Outcome.SUCCESS_AFTER_RETRY, 3);
+		assertThat(this.calls).containsExactly("a success success 1", "b success success 1",
+				"a success success_after_retry 3", "afterRetries success success_after_retry 3",
+				"b success success_after_retry 3");
+	}
+
 	private BackoffListener named(String name) {
 		return new BackoffListener() {
 

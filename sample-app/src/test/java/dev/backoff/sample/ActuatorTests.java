@@ -81,6 +81,20 @@ class ActuatorTests {
 	}
 
 	@Test
+	void backoffEndpointsEventsAnswerAnUnknownPolicy404AndAnUnknownKind400OverHttp() {
+		assertThat(this.http.get("/actuator/backoff/downstream/events", JsonNode.class).getStatusCode())
+			.isEqualTo(HttpStatus.OK);
+		assertThat(this.http.get("/actuator/backoff/nope/events", JsonNode.class).getStatusCode())
+			.isEqualTo(HttpStatus.NOT_FOUND);
+		ResponseEntity<JsonNode> kind = this.http.get("/actuator/backoff/downstream/events?kind=retry", JsonNode.class);
+		assertThat(kind.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+		assertThat(kind.getBody().get("message").asString()).startsWith("No kind of event is named 'retry'");
+		ResponseEntity<JsonNode> method = this.http
+			.get("/actuator/backoff/downstream/events?method=NoSuch.method", JsonNode.class);
+		assertThat(method.getBody().get("events")).isEmpty();
+	}
+
+	@Test
 	void theBackoffEndpointRefusesChangesByDefault() {
 		// No management.endpoint.backoff.access here: the endpoint's default, read-only, applies.
 		ResponseEntity<JsonNode> change = this.http.postJson("/actuator/backoff/downstream", "{\"maxAttempts\": 1}");

@@ -60,6 +60,25 @@ class DocumentedOutputsTests {
 		String[] parts = debugLineOfTheReadme().replaceFirst("\\d+ms$", "").split("…", -1);
 		String line = Arrays.stream(parts).map(Pattern::quote).collect(Collectors.joining(".*")) + "\\d+ms";
 		assertThat(output.getAll()).containsPattern(line);
+
+		// The page's recent events are those of the two calls, over real HTTP: the same fields
+		// and values, but for the times and the drawn delays, which are one run's.
+		JsonNode events = http.get("/actuator/backoff/downstream/events", JsonNode.class).getBody();
+		JsonNode shownEvents = JsonMapper.shared().readTree(Docs.block(ENDPOINT_PAGE, "json", "\"retry-scheduled\""));
+		assertThat(withoutTimesAndDelays(events)).as(events.toString()).isEqualTo(withoutTimesAndDelays(shownEvents));
+	}
+
+	private static JsonNode withoutTimesAndDelays(JsonNode events) {
+		JsonNode copy = events.deepCopy();
+		for (JsonNode event : copy.get("events")) {
+			if (event.has("time")) {
+				((ObjectNode) event).put("time", "…");
+			}
+			if (event.has("delay")) {
+				((ObjectNode) event).put("delay", "…");
+			}
+		}
+		return copy;
 	}
 
 	private static String debugLineOfTheReadme() {

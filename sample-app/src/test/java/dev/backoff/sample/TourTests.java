@@ -42,7 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * expression), {@code for i in $(seq N); do …; done} runs its command N times.</li>
  * <li>Two things differ on every run and match whatever the service gives: a UUID (a job's id),
  * bound at its first appearance in an output and put in place of the README's in the commands
- * after it; and a timer's {@code TOTAL_TIME}, a sum of jittered waits.</li>
+ * after it; a timer's {@code TOTAL_TIME}, a sum of jittered waits; and a recent event's
+ * {@code time}.</li>
  * <li>Scenario 4, the contention experiment, shows one run's table rather than an output; its
  * answer is checked by {@link ContentionExperimentTests}.</li>
  * </ul>
@@ -64,6 +65,8 @@ class TourTests {
 	private static final Pattern LOOP = Pattern.compile("for i in \\$\\(seq (\\d+)\\); do (.+); done");
 
 	private static final Pattern TOTAL_TIME = Pattern.compile("(\"statistic\":\"TOTAL_TIME\",\"value\":)[-0-9.E]+");
+
+	private static final Pattern EVENT_TIME = Pattern.compile("(\"time\":)\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\"");
 
 	private static final Pattern COMMENT = Pattern.compile("\\s+#\\s.*$");
 
@@ -236,7 +239,8 @@ class TourTests {
 	}
 
 	private static String normalize(String output) {
-		return TOTAL_TIME.matcher(output.strip()).replaceAll("$1<a sum of jittered waits>");
+		String waits = TOTAL_TIME.matcher(output.strip()).replaceAll("$1<a sum of jittered waits>");
+		return EVENT_TIME.matcher(waits).replaceAll("$1<an event's time>");
 	}
 
 	/** The words of a command, as a shell splits them: single quotes kept together. */

@@ -27,6 +27,7 @@ import dev.backoff.spring.config.DurationFormat;
 import dev.backoff.spring.config.EffectivePolicy;
 import dev.backoff.spring.config.PolicySetting;
 import dev.backoff.spring.config.Suggestions;
+import dev.backoff.spring.events.BackoffEvents;
 import dev.backoff.spring.operation.BackoffCallCounts;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.operation.BackoffOperationSource;
@@ -46,7 +47,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * settings in force, what of them differs from the configuration, its worst-case total wait,
  * and the methods that use it with their own effective settings (after the annotation's
  * overrides) and live counts by outcome. {@code GET /actuator/backoff/{policy}} previews that
- * policy's schedule, retry by retry.
+ * policy's schedule, retry by retry, and {@code GET /actuator/backoff/{policy}/events} shows
+ * its recent events ({@link BackoffEvents}), by method and kind with {@code ?method=} and
+ * {@code ?kind=}.
  *
  * <p>Its write operations change a policy while the application runs, as the {@code loggers}
  * endpoint changes a level: {@code POST /actuator/backoff/{policy}} with the settings to
@@ -72,6 +75,8 @@ public class BackoffEndpoint {
 
 	private final @Nullable BackoffCallCounts counts;
 
+	private final @Nullable BackoffEvents events;
+
 	private final SchedulePreviews previews = new SchedulePreviews();
 
 	/**
@@ -79,8 +84,19 @@ public class BackoffEndpoint {
 	 * @param counts the live counts, or {@code null} without metrics
 	 */
 	public BackoffEndpoint(BackoffOperationSource operations, @Nullable BackoffCallCounts counts) {
+		this(operations, counts, null);
+	}
+
+	/**
+	 * @param operations the resolved {@code @Backoff} methods and their policies
+	 * @param counts the live counts, or {@code null} without metrics
+	 * @param events the recent events, or {@code null} when none are recorded
+	 */
+	public BackoffEndpoint(BackoffOperationSource operations, @Nullable BackoffCallCounts counts,
+			@Nullable BackoffEvents events) {
 		this.operations = operations;
 		this.counts = counts;
+		this.events = events;
 	}
 
 	/** @return every policy, with the methods that use it */
@@ -105,6 +121,26 @@ public class BackoffEndpoint {
 	public WebEndpointResponse<OperationResponseBody> preview(@Selector String policy) {
 		BackoffPolicy found = this.operations.getPolicies().get(policy);
 		return (found != null) ? new WebEndpointResponse<>(preview(policy, found)) : unknown(policy);
+	}
+
+	/**
+	 * @param policy a policy name, or {@value BackoffPolicies#DEFAULTS}
+	 * @param events {@value RecentEvents#SEGMENT}
+	 * @param method only this method's events ({@code SimpleClassName.methodName}), or {@code null} for all
+	 * @param kind only events of this kind ({@code retry-scheduled}…), or {@code null} for all
+	 * @return 200 with the policy's recent events, newest first; 400 for an unknown kind; 404
+	 * when there is no such policy
+	 */
+	@ReadOperation
+	public WebEndpointResponse<OperationResponseBody> events(@Selector String policy, @Selector String events,
+			@Nullable String method, @Nullable String kind) {
+		if (this.operations.getPolicies().get(policy) == null) {
+			return unknown(policy);
+		}
+		if (!RecentEvents.SEGMENT.equals(events)) {
+			return RecentEvents.noSuchPath(policy, events);
+		}
+		return RecentEvents.answer(policy, this.events, method, kind);
 	}
 
 	/**

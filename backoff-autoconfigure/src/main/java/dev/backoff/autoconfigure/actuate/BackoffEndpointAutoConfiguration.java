@@ -1,7 +1,12 @@
 package dev.backoff.autoconfigure.actuate;
 
+import java.time.Clock;
+
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffProperties;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
+import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.events.BackoffEvents;
 import dev.backoff.spring.operation.BackoffCallCounts;
 import dev.backoff.spring.operation.BackoffOperationSource;
 
@@ -27,8 +32,24 @@ public final class BackoffEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BackoffEndpoint backoffEndpoint(BackoffOperationSource operations, ObjectProvider<BackoffCallCounts> counts) {
-		return new BackoffEndpoint(operations, counts.getIfAvailable());
+	BackoffEndpoint backoffEndpoint(BackoffOperationSource operations, ObjectProvider<BackoffCallCounts> counts,
+			ObjectProvider<BackoffEvents> events) {
+		return new BackoffEndpoint(operations, counts.getIfAvailable(), events.getIfUnique());
+	}
+
+	/**
+	 * The recent events that the endpoint shows, only while it is available: its listener is
+	 * a factory's, which the operation source picks up. Off with
+	 * {@code backoff.events.buffer-size=0}.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffEvents backoffEvents(BackoffProperties properties, ObjectProvider<Clock> clock, BackoffPolicies policies) {
+		BackoffProperties.Events settings = properties.getEvents();
+		BackoffEvents events = new BackoffEvents(clock.getIfAvailable(Clock::systemUTC), settings.getBufferSize(),
+				settings.isIncludeMessages());
+		events.watch(policies);
+		return events;
 	}
 
 	@Bean
