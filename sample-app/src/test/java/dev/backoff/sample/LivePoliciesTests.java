@@ -158,7 +158,7 @@ class LivePoliciesTests {
 		assertThat(typo.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
 		assertThat(typo.getBody().get("property").asString()).isEqualTo("maxAtempts");
 		assertThat(typo.getBody().get("message").asString()).startsWith("the body names maxAtempts, which is no "
-				+ "setting; the settings are maxAttempts, baseDelay,");
+				+ "setting (did you mean maxAttempts?); the settings are maxAttempts, baseDelay,");
 		JsonNode downstream = this.http.get("/actuator/backoff", JsonNode.class).getBody().get("policies")
 			.get("downstream");
 		assertThat(downstream.get("settings").get("maxAttempts").asInt()).isEqualTo(4);
