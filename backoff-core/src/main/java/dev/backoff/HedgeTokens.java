@@ -94,6 +94,14 @@ public final class HedgeTokens {
 		return resized;
 	}
 
+	/**
+	 * Fills the bucket up, as it was new: for tests that each start from the configured bucket,
+	 * whatever an earlier test spent.
+	 */
+	public void refill() {
+		this.milliTokens = MAX_MILLI_TOKENS;
+	}
+
 	/** A call started (its first copy): adds {@code maxExtraLoad} of a token, up to the burst. */
 	public void onCall() {
 		long current;

@@ -259,7 +259,7 @@ public final class HedgingModel {
 			long start = this.scheduler.nanoTime();
 			double drift = (index >= this.scenario.calls() / 2) ? this.scenario.drift() : 1;
 			BackoffCall backoffCall = this.executor.start(this.policy, this.budget, this, null);
-			this.executor.executeAsync(backoffCall, this.latencies, () -> {
+			this.executor.executeAsync(backoffCall, this.latencies, null, () -> {
 				double answerMs = this.scenario.service().draw(random) * drift;
 				if (sent[0] < TRACED_COPIES) {
 					this.copyMs[index * TRACED_COPIES + sent[0]] = answerMs;
