@@ -17,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * <p>With a {@link #getPercentile() percentile}, the delay follows the method's own recent
  * answer times instead: each call takes that percentile of them ({@link Latencies}), and the
  * fixed delay while they are too few to tell.
+ *
+ * <p>Hedges are paid when sent, from the policy's {@link HedgeTokens} where the caller keeps one
+ * (Spring keeps one per named policy): they stay within its share of the calls however slow the
+ * answers become, and a hedge that finds it empty is held back.
  */
 public final class Hedging {
 

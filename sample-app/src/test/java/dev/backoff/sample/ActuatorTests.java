@@ -63,6 +63,9 @@ class ActuatorTests {
 		assertThat(reads.get("hedgePercentile").asDouble()).isEqualTo(95.0);
 		assertThat(reads.get("hedgeDelay").asString()).isEqualTo("50ms");
 		assertThat(reads.get("maxHedges").asInt()).isOne();
+		// Its hedges within 5 % of its calls, with nothing set; a policy that does not hedge lists no cap.
+		assertThat(reads.get("hedgeMaxExtraLoad").asDouble()).isEqualTo(0.05);
+		assertThat(downstream.get("settings").has("hedgeMaxExtraLoad")).isFalse();
 		assertThat(response.getBody().get("nested").asString()).isEqualTo("outermost");
 		assertThat(downstream.get("methods").has("QuoteClient.fetch")).isTrue();
 		JsonNode poller = policies.get("polling").get("methods").get("JobPoller.awaitResult");
