@@ -111,6 +111,27 @@ class LivePoliciesTests {
 	}
 
 	@Test
+	void theHedgedReadsCapChangesLiveAndAShareOutOfRangeIsRefused() {
+		String reads = "/actuator/backoff/reads";
+		try {
+			ResponseEntity<JsonNode> change = this.http.postJson(reads, "{\"hedgeMaxExtraLoad\": 0.1}");
+			assertThat(change.getStatusCode()).isEqualTo(HttpStatus.OK);
+			assertThat(change.getBody().get("changes")).isEqualTo(JsonMapper.shared()
+				.readTree("{\"reads\": {\"hedgeMaxExtraLoad\": {\"from\": 0.05, \"to\": 0.1}}}"));
+			assertThat(change.getBody().get("settings").get("hedgeMaxExtraLoad").asDouble()).isEqualTo(0.1);
+			ResponseEntity<JsonNode> invalid = this.http.postJson(reads, "{\"hedgeMaxExtraLoad\": 0}");
+			assertThat(invalid.getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+			assertThat(invalid.getBody().get("property").asString())
+				.isEqualTo("backoff.policies.reads.hedge-max-extra-load");
+		}
+		finally {
+			this.http.delete(reads);
+		}
+		assertThat(this.http.get("/actuator/backoff", JsonNode.class).getBody().get("policies").get("reads")
+			.get("settings").get("hedgeMaxExtraLoad").asDouble()).isEqualTo(0.05);
+	}
+
+	@Test
 	void maxAttemptsFrom4To1DuringAPartialOutageMakesTheNextCallsOneAttemptEach() {
 		setFaults("failureRate=0.5");
 		for (int i = 0; i < 20; i++) {
