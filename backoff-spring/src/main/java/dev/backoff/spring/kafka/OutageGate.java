@@ -2,6 +2,7 @@ package dev.backoff.spring.kafka;
 
 import java.time.Duration;
 import java.util.LinkedHashSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
@@ -28,13 +29,10 @@ import org.jspecify.annotations.Nullable;
  * <li><b>Probe.</b> Then one record of one held partition may be delivered: the first
  * {@link #mayDeliver} asked. Its failure pauses again, longer; its success starts the ramp.</li>
  * <li><b>Ramp.</b> The held partitions' records are let through at a paced rate, not all at
- * once, which would meet a recovering downstream with every partition's backlog: the rate
- * starts at one partition's pace (one record per probe's round trip) and grows like TCP's slow
- * start, doubling every {@code probeDelay} while it is what limits the listener, then by
- * {@link #RAMP_STEP} of itself per {@code probeDelay} after the first failure, which cuts it to
- * {@link #RAMP_BACK_OFF} of itself. Too many failures (the rate below one record per
- * {@code probeDelay}) pause again. Once the rate has not held a record back for
- * {@link #RAMP_QUIET} {@code probeDelay}s, the partitions are released and the outage is over.</li>
+ * once, which would meet a recovering downstream with every partition's backlog: from one
+ * partition's pace, growing while nothing fails, cut by failures, fair among the partitions
+ * ({@link OutageRamp}). Too many failures pause again; once the rate no longer holds records
+ * back, the partitions are released and the outage is over.</li>
  * </ol>
  * Each instance of an application has its own gate per listener and its own random source, so
  * the instances of a group do not resume in step. After calling {@link #succeeded},
@@ -44,15 +42,6 @@ import org.jspecify.annotations.Nullable;
  * @param <P> the type of a partition
  */
 public final class OutageGate<P> {
-
-	/** The rate's growth per {@code probeDelay} after its first cut: a fifth. */
-	static final double RAMP_STEP = 0.2;
-
-	/** What is left of the rate after a failed delivery while ramping. */
-	static final double RAMP_BACK_OFF = 0.7;
-
-	/** The {@code probeDelay}s without a record held back after which the ramp is over. */
-	static final int RAMP_QUIET = 5;
 
 	private enum Phase {
 
@@ -94,19 +83,7 @@ public final class OutageGate<P> {
 
 	private long probeSentNanos;
 
-	/** While ramping: records per second, the tokens in hand (at most one) and when they were counted. */
-	private double rate;
-
-	private double tokens;
-
-	private long refilledNanos;
-
-	private boolean slowStart;
-
-	/** While ramping: when a record was last held back by the rate, and when it was last cut. */
-	private long heldBackNanos;
-
-	private long cutNanos;
+	private @Nullable OutageRamp<P> ramp;
 
 	/**
 	 * @param probeDelay the first pause, at least 1 ms
@@ -155,7 +132,7 @@ public final class OutageGate<P> {
 					pause(now, false);
 				}
 			}
-			case RAMPING -> cut(now);
+			case RAMPING -> failedRamping(now);
 			case PAUSED -> {
 			}
 		}
@@ -178,8 +155,8 @@ public final class OutageGate<P> {
 				this.nextProbeNanos = Math.min(this.nextProbeNanos, now);
 			}
 			case RAMPING -> {
-				if (this.held.contains(partition)) {
-					grow(now);
+				if (this.held.contains(partition) && ramping(now)) {
+					ramp().succeeded(now);
 				}
 			}
 			case OPEN -> {
@@ -202,7 +179,7 @@ public final class OutageGate<P> {
 			pause(now, false);
 		}
 		else if (this.phase == Phase.RAMPING) {
-			cut(now);
+			failedRamping(now);
 		}
 	}
 
@@ -236,15 +213,7 @@ public final class OutageGate<P> {
 				return false;
 			}
 			case RAMPING -> {
-				if (!refill(now)) {
-					return true;
-				}
-				if (this.tokens >= 1) {
-					this.tokens -= 1;
-					return true;
-				}
-				this.heldBackNanos = now;
-				return false;
+				return !ramping(now) || ramp().mayDeliver(partition, now);
 			}
 			default -> {
 				return true;
@@ -262,20 +231,13 @@ public final class OutageGate<P> {
 			case OPEN -> -1;
 			case PAUSED -> Math.max(0, this.nextProbeNanos - now);
 			case PROBING -> Math.max(0, this.probeSentNanos + this.maxPauseNanos - now);
-			case RAMPING -> {
-				if (!refill(now)) {
-					yield -1;
-				}
-				yield (this.tokens >= 1) ? 0 : (long) Math.ceil((1 - this.tokens) / this.rate * 1e9);
-			}
+			case RAMPING -> ramping(now) ? ramp().nanosUntilToken(now) : -1;
 		};
 	}
 
 	/** @return the partitions held now */
 	public synchronized Set<P> held() {
-		if (this.phase == Phase.RAMPING) {
-			refill(this.clock.nanoTime());
-		}
+		ramping(this.clock.nanoTime());
 		return Set.copyOf(this.held);
 	}
 
@@ -287,6 +249,9 @@ public final class OutageGate<P> {
 	public synchronized void forget(P partition) {
 		if (!this.held.remove(partition)) {
 			return;
+		}
+		if (this.ramp != null) {
+			this.ramp.forget(partition);
 		}
 		if (this.held.isEmpty()) {
 			end();
@@ -300,9 +265,7 @@ public final class OutageGate<P> {
 
 	/** @return whether partitions are held: paused, probing or ramping */
 	public synchronized boolean inOutage() {
-		if (this.phase == Phase.RAMPING) {
-			refill(this.clock.nanoTime());
-		}
+		ramping(this.clock.nanoTime());
 		return this.phase != Phase.OPEN;
 	}
 
@@ -314,7 +277,7 @@ public final class OutageGate<P> {
 	@Override
 	public synchronized String toString() {
 		return "OutageGate[" + this.phase + ", held " + this.held.size()
-				+ ((this.phase == Phase.RAMPING) ? String.format(java.util.Locale.ROOT, ", %.1f/s", this.rate) : "")
+				+ ((this.ramp != null) ? String.format(Locale.ROOT, ", %.1f/s", this.ramp.rate()) : "")
 				+ "]";
 	}
 
@@ -327,6 +290,7 @@ public final class OutageGate<P> {
 		}
 		this.phase = Phase.PAUSED;
 		this.probe = null;
+		this.ramp = null;
 		this.nextProbeNanos = now + delays.nextNanos();
 	}
 
@@ -337,57 +301,32 @@ public final class OutageGate<P> {
 	}
 
 	private void startRamp(long now) {
-		// One partition's pace: a record per round trip of the probe.
-		long roundTrip = Math.max(1, now - this.probeSentNanos);
 		this.phase = Phase.RAMPING;
 		this.probe = null;
-		this.rate = Math.max(1e9 / this.probeDelayNanos, Math.min(1e9 / roundTrip, 1e9 / 1_000_000.0));
-		this.tokens = 1;
-		this.refilledNanos = now;
-		this.slowStart = true;
-		this.heldBackNanos = now;
-		this.cutNanos = now - this.probeDelayNanos;
+		this.ramp = new OutageRamp<>(this.probeDelayNanos, now - this.probeSentNanos, now);
 	}
 
-	/** Counts the tokens earned since the last call; ends the ramp when it has held nothing back for a while. */
-	private boolean refill(long now) {
-		this.tokens = Math.min(1, this.tokens + (now - this.refilledNanos) / 1e9 * this.rate);
-		this.refilledNanos = now;
-		if (now - this.heldBackNanos >= RAMP_QUIET * this.probeDelayNanos) {
+	private OutageRamp<P> ramp() {
+		return Objects.requireNonNull(this.ramp);
+	}
+
+	/** Whether the ramp is still on; ends the outage when it is over. */
+	private boolean ramping(long now) {
+		if (this.phase == Phase.RAMPING && ramp().isOver(now)) {
 			end();
-			return false;
 		}
-		return true;
+		return this.phase == Phase.RAMPING;
 	}
 
-	/** A success while ramping: the rate grows, but only while it is what holds records back. */
-	private void grow(long now) {
-		if (!refill(now) || now - this.heldBackNanos > this.probeDelayNanos) {
-			return;
-		}
-		double perProbeDelay = this.slowStart ? Math.log(2) : Math.log1p(RAMP_STEP);
-		// A success comes every 1/rate seconds, so this grows the rate by e^(perProbeDelay) per probeDelay.
-		this.rate += perProbeDelay * 1e9 / this.probeDelayNanos;
-	}
-
-	/** A failure while ramping: one cut per round trip of the current rate's records, at most. */
-	private void cut(long now) {
-		if (!refill(now)) {
-			return;
-		}
-		this.slowStart = false;
-		if (now - this.cutNanos < this.probeDelayNanos / 10) {
-			return;
-		}
-		this.cutNanos = now;
-		this.rate *= RAMP_BACK_OFF;
-		if (this.rate < 1e9 / this.probeDelayNanos) {
+	private void failedRamping(long now) {
+		if (ramping(now) && !ramp().failed(now)) {
 			pause(now, true);
 		}
 	}
 
 	private void end() {
 		this.phase = Phase.OPEN;
+		this.ramp = null;
 		this.held.clear();
 		this.probe = null;
 		this.pauseDelays = null;

@@ -139,11 +139,42 @@ class OutageGateTests {
 		assertThat(perSecond[2]).isBetween(perSecond[1] * 17 / 10, perSecond[1] * 23 / 10);
 		assertThat(this.gate.inOutage()).isTrue();
 		// Once no record waits for the rate, the ramp ends: everything flows.
-		this.now.addAndGet(OutageGate.RAMP_QUIET * SECOND);
+		this.now.addAndGet(OutageRamp.QUIET * SECOND);
 		assertThat(this.gate.inOutage()).isFalse();
 		assertThat(this.gate.held()).isEmpty();
 		assertThat(this.gate.nanosUntilNextChange()).isEqualTo(-1);
 		assertThat(this.gate.mayDeliver(3)).isTrue();
+	}
+
+	@Test
+	void whileRampingThePartitionThatWaitedLongestGoesFirst() {
+		for (int partition = 0; partition < 3; partition++) {
+			this.gate.refused(partition);
+		}
+		probeSucceeds(0);
+		assertThat(this.gate.mayDeliver(0)).isTrue();
+		// Partition 2 asks first, then 1: the next record is 2's, even when 1 asks first then.
+		assertThat(this.gate.mayDeliver(2)).isFalse();
+		assertThat(this.gate.mayDeliver(1)).isFalse();
+		this.now.addAndGet(this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(1)).isFalse();
+		assertThat(this.gate.nanosUntilNextChange()).isPositive();
+		assertThat(this.gate.mayDeliver(2)).isTrue();
+		this.now.addAndGet(this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(1)).isTrue();
+	}
+
+	@Test
+	void aPartitionThatStoppedAskingLosesItsPlace() {
+		for (int partition = 0; partition < 3; partition++) {
+			this.gate.refused(partition);
+		}
+		probeSucceeds(0);
+		assertThat(this.gate.mayDeliver(0)).isTrue();
+		assertThat(this.gate.mayDeliver(2)).isFalse();
+		// Three records' time later, 2 has not asked again: 1 goes.
+		this.now.addAndGet(3 * this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(1)).isTrue();
 	}
 
 	@Test
