@@ -27,7 +27,6 @@ import dev.backoff.spring.retry.BackoffRetries;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,7 +58,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * application's recoverer publishes it to the dead-letter topic; the retries are reported under
  * the listener's id like a method's, and follow a live change of the policy; no in-process retry
  * wraps the listener. One broker for the
- * class: it takes seconds to start.
+ * JVM ({@link KafkaTestBroker}): it takes seconds to start.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class BackoffKafkaTests {
@@ -82,20 +81,18 @@ class BackoffKafkaTests {
 
 	@BeforeAll
 	static void startBroker() {
-		broker = new EmbeddedKafkaKraftBroker(1, 1, "flaky", "never", "never-dlt", "outage", "outage-dlt", "annotated",
+		broker = KafkaTestBroker.get("flaky", "never", "never-dlt", "outage", "outage-dlt", "annotated",
 				"annotated-dlt", "unnamed", "unnamed-dlt", "spel", "spel-dlt", "placeholder", "placeholder-dlt",
-				"restart", "batch");
-		broker.afterPropertiesSet();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.destroy();
+				"restart");
 	}
 
 	@Test
 	void failedRecordsFollowTheirListenersPolicyThenGoToTheDeadLetterTopic() {
-		this.runner.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString())
+		// backoff.kafka.outage=dead-letter: a budget that refuses a retry sends the record to the recoverer, as
+		// before outage mode (BackoffKafkaOutageTests).
+		this.runner
+			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+					"backoff.kafka.outage=dead-letter")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				Listeners listeners = context.getBean(Listeners.class);
@@ -233,31 +230,6 @@ class BackoffKafkaTests {
 	}
 
 	@Test
-	void backoffOnABatchListenerStopsStartUpNamingIt() {
-		this.base.withBean(BatchListener.class)
-			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString())
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.isInstanceOfSatisfying(BackoffConfigurationException.class, (ex) -> {
-					assertThat(ex.getProperty()).isEqualTo("@Backoff on BatchListener.onOrders");
-					assertThat(ex.getMessage()).contains("batch listener 'batch'");
-				}));
-	}
-
-	@Test
-	void aListenersKeyNamingABatchListenerStopsStartUp() {
-		this.base.withBean(PlainBatchListener.class)
-			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
-					"backoff.kafka.listeners.plain-batch=orders")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.isInstanceOfSatisfying(BackoffConfigurationException.class,
-						(ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.kafka.listeners.plain-batch")));
-	}
-
-	@Test
 	void anAnnotatedListenerThatTheRegistryLacksStopsStartUpNamingIt() {
 		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
 		beans.registerBeanDefinition("lonely", new RootBeanDefinition(LonelyListener.class));
@@ -378,23 +350,6 @@ class BackoffKafkaTests {
 		@KafkaListener(id = "orders", topics = "orders")
 		@Backoff(maxHedges = "1", hedgeDelay = "50ms")
 		void onOrder(String order) {
-		}
-
-	}
-
-	static class BatchListener {
-
-		@KafkaListener(id = "batch", topics = "batch", groupId = "batch", batch = "true")
-		@Backoff("orders")
-		public void onOrders(List<String> orders) {
-		}
-
-	}
-
-	static class PlainBatchListener {
-
-		@KafkaListener(id = "plain-batch", topics = "batch", groupId = "plain-batch", batch = "true")
-		public void onOrders(List<String> orders) {
 		}
 
 	}
