@@ -15,6 +15,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
+import dev.backoff.autoconfigure.actuate.ListenerStates;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.config.BackoffConfigurationException;
@@ -129,6 +130,10 @@ class BackoffKafkaTests {
 				assertThat(listed.get("orders").methods()).containsKeys("flaky", "never");
 				assertThat(listed.get("orders").methods().get("never").calls()).containsEntry("exhausted", 1L);
 				assertThat(listed.get("tight").methods()).containsKeys("outage");
+				// And the listeners under a policy, none in an outage (backoff.kafka.outage=dead-letter).
+				assertThat(context.getBean(BackoffEndpoint.class).policies().listeners()).containsOnlyKeys("flaky",
+						"never", "outage")
+					.containsEntry("outage", new ListenerStates.ListenerDescriptor("tight", List.of(), null));
 				// A live change of the policy applies to the records that fail after it.
 				context.getBean(BackoffOperationSource.class).change("orders", Map.of("maxAttempts", "2"));
 				template.send("never", "order-4");
