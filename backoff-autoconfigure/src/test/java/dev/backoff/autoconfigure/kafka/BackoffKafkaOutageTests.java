@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
 import dev.backoff.autoconfigure.actuate.ListenerStates.ListenerDescriptor;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -282,6 +284,17 @@ class BackoffKafkaOutageTests {
 			.rootCause()
 			.isInstanceOfSatisfying(BackoffConfigurationException.class,
 					(ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.kafka.outage-max-pause")));
+		on("outage-three", "backoff.kafka.outage=pauze").run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("backoff.kafka.outage", "pauze",
+					"must be one of pause, dead-letter");
+		});
+		on("outage-three", "backoff.kafka.outage-probe-dealy=100ms").run((context) -> assertThat(context).hasFailed()
+			.getFailure()
+			.rootCause()
+			.isInstanceOfSatisfying(BackoffConfigurationException.class, (ex) -> assertThat(ex.getAction())
+				.startsWith("Did you mean backoff.kafka.outage-probe-delay? ")));
 	}
 
 	private static MessageListenerContainer assigned(AssertableApplicationContext context, int partitions) {
