@@ -96,6 +96,17 @@ class KafkaListenerRetriesOutageTests {
 	}
 
 	@Test
+	void aFailureThePolicyNeverRetriesGoesToTheRecovererAtOnceEvenFromAHeldPartition() {
+		KafkaListenerRetries retries = retries(4);
+		ConsumerRecord<?, ?> first = record(0, 0);
+		retries.holds(first, failure());
+		assertThat(retries.holds(first, failure())).isTrue();
+		// abort-on: the probe's record fails with what the policy never retries: it is the record's, not the outage's.
+		assertThat(retries.holds(first, new UnsupportedOperationException("not for us"))).isFalse();
+		assertThat(this.outcomes).containsExactly(Outcome.NOT_RETRYABLE);
+	}
+
+	@Test
 	void aPartitionRevokedDuringAnOutageEndsItsHeldRecordsCycles() {
 		KafkaListenerRetries retries = retries(4);
 		ConsumerRecord<?, ?> held = record(0, 0);
@@ -113,6 +124,7 @@ class KafkaListenerRetriesOutageTests {
 		orders.setMaxAttempts(4);
 		orders.setBaseDelay(Duration.ofMillis(10));
 		orders.getBudget().setMaxTokens(maxTokens);
+		orders.setAbortOn(List.of(UnsupportedOperationException.class.getName()));
 		BackoffSettings settings = new BackoffSettings();
 		settings.getPolicies().put("orders", orders);
 		BackoffListener outcomes = new BackoffListener() {
