@@ -35,7 +35,8 @@ public final class ConsumerGroupSimulation {
 	/** The width of a step of the time series in the CSV and the chart. */
 	static final double STEP_MS = 1000;
 
-	private static final String[] COLORS = { "#d62728", "#ff7f0e", "#1f77b4", "#17becf", "#2ca02c", "#9467bd" };
+	private static final String[] COLORS = { "#d62728", "#ff7f0e", "#1f77b4", "#17becf", "#2ca02c", "#9467bd", "#000000",
+			"#8c564b" };
 
 	private ConsumerGroupSimulation() {
 	}
@@ -77,7 +78,8 @@ public final class ConsumerGroupSimulation {
 				(variantRuns) -> String.format(Locale.ROOT, "%.0f (%.2f×)",
 						Runs.median(variantRuns, Result::peakCallsPerTick),
 						Runs.median(variantRuns, (run) -> run.peakLoad(scenario))));
-		row(out, "backlog drained, after recovery", results, (variantRuns) -> drained(variantRuns));
+		row(out, "backlog drained, after recovery (× the capacity-limited minimum)", results,
+				(variantRuns) -> drained(scenario, variantRuns));
 		row(out, "records sent to the dead-letter topic", results,
 				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", Runs.median(variantRuns, Result::deadLettered)));
 		row(out, "downstream calls, in all", results,
@@ -87,13 +89,20 @@ public final class ConsumerGroupSimulation {
 		return out.toString();
 	}
 
-	/** The median drain time in seconds, and how many runs never drained, if any. */
-	private static String drained(List<Result> runs) {
+	/**
+	 * The median drain time in seconds, as a multiple of the capacity-limited minimum when there
+	 * was a backlog (more than a record per consumer), and how many runs never drained, if any.
+	 */
+	private static String drained(Scenario scenario, List<Result> runs) {
 		long never = runs.stream().filter((run) -> Double.isNaN(run.drainMs())).count();
 		if (never == runs.size()) {
 			return "never";
 		}
 		String median = String.format(Locale.ROOT, "%.1f s", Runs.median(runs, Result::drainMs) / 1000);
+		if (Runs.median(runs, (run) -> run.backlog(scenario)) > scenario.consumers()) {
+			median += String.format(Locale.ROOT, " (%.2f×)",
+					Runs.median(runs, (run) -> run.drainMs() / run.minDrainMs(scenario)));
+		}
 		return (never > 0) ? median + String.format(Locale.ROOT, " (%d never)", never) : median;
 	}
 
@@ -159,7 +168,7 @@ public final class ConsumerGroupSimulation {
 	}
 
 	static String svg(Scenario scenario, Map<Variant, List<Result>> results, int runs) {
-		Chart chart = new Chart(1000, 470, String.format(Locale.ROOT,
+		Chart chart = new Chart(1000, 490, String.format(Locale.ROOT,
 				"A consumer group during an outage, simulated: %d consumers; every call fails for %.0f s, "
 						+ "then %,.0f calls/s succeed; means of %d runs",
 				scenario.consumers(), scenario.outageSeconds(), scenario.capacityPerTick() * 1000 / scenario.tickMs(),

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -58,6 +59,10 @@ class ConsumerGroupModelTests {
 	@Test
 	void noVariantDeliversARecordMoreThanItsMaxAttempts() {
 		DOCS_RESULTS.forEach((variant, runs) -> {
+			if (variant.isOutageMode()) {
+				// Its probes are deliveries that count toward nothing: see outageMode…Probes.
+				return;
+			}
 			for (Result run : runs) {
 				assertThat(run.maxDeliveries()).as(variant.label()).isLessThanOrEqualTo(ConsumerRetries.MAX_ATTEMPTS);
 			}
@@ -121,6 +126,56 @@ class ConsumerGroupModelTests {
 			// Every consumer delivers back to back: 50 calls per second each, 5 times the steady load.
 			assertThat(run.outageCalls() / SCENARIO.outageSeconds()).isCloseTo(2_500, within(25.0));
 			assertThat(run.peakLoad(SCENARIO)).isEqualTo(2.5);
+		}
+	}
+
+	@Test
+	void outageModeDeadLettersNothingAndOnlyProbesOncePaused() {
+		double recordsPerSecond = SCENARIO.consumers() * SCENARIO.arrivalsPerSecond();
+		int instances = SCENARIO.consumers() / SCENARIO.consumersPerInstance();
+		int firstSecond = (int) ((SCENARIO.outageStartMs() + 1000) / SCENARIO.tickMs());
+		int recovered = (int) (SCENARIO.outageEndMs() / SCENARIO.tickMs());
+		double pausedSeconds = SCENARIO.outageSeconds() - 1;
+		for (Result run : DOCS_RESULTS.get(Variant.OUTAGE)) {
+			// The targets: no record of the outage dead-lettered, and at most 1 % of the
+			// record rate reaching the failing downstream.
+			assertThat(run.deadLettered()).isZero();
+			assertThat(run.outageCalls() / SCENARIO.outageSeconds()).isLessThanOrEqualTo(0.01 * recordsPerSecond);
+			// Once the budgets have refused (within a second), a probe per instance per pause of at least probeDelay.
+			int paused = Arrays.stream(run.callsPerTick(), firstSecond, recovered).sum();
+			assertThat(paused).isLessThanOrEqualTo((int) (instances * pausedSeconds
+					/ ConsumerGroupModel.PROBE_DELAY.toSeconds()));
+			// A probe's record, and the records after a failure on recovery, are delivered again:
+			// deliveries that count toward no max-attempts.
+			assertThat(run.maxDeliveries()).isGreaterThan(ConsumerRetries.MAX_ATTEMPTS);
+		}
+	}
+
+	@Test
+	void outageModeRampsTheRecoveryNearItsCapacityAndDrainsSoonerThanABlockedPartition() {
+		// The targets, 1.0× the capacity at the peak and 1.2× the capacity-limited
+		// minimum for the drain, are not met (docs/benchmarks.md says why): asserted here is what
+		// outage mode achieves, against the same policy without outage mode and without a budget.
+		for (int seed = 0; seed < ConsumerGroupSimulation.DOCS_RUNS; seed++) {
+			Result run = DOCS_RESULTS.get(Variant.OUTAGE).get(seed);
+			Result blocked = DOCS_RESULTS.get(Variant.FULL).get(seed);
+			assertThat(run.peakLoad(SCENARIO)).isLessThanOrEqualTo(1.15).isLessThan(blocked.peakLoad(SCENARIO));
+			assertThat(run.drainMs()).isLessThanOrEqualTo(1.6 * run.minDrainMs(SCENARIO)).isLessThan(blocked.drainMs());
+			assertThat(run.backlog(SCENARIO)).isCloseTo(blocked.backlog(SCENARIO), within(500));
+		}
+	}
+
+	@Test
+	void aCircuitBreakerPausingTheWholeConsumerOpensOnHalfItsWindowAndResumesEveryConsumerAtOnce() {
+		int instances = SCENARIO.consumers() / SCENARIO.consumersPerInstance();
+		for (Result run : DOCS_RESULTS.get(Variant.BREAKER)) {
+			// Its window of 100 calls still holds the 50 successes before the outage: 50 failures open it.
+			assertThat(run.outageCalls()).isBetween((long) instances * PausingBreaker.WINDOW / 2,
+					(long) instances * (PausingBreaker.WINDOW / 2 + SCENARIO.consumersPerInstance()));
+			// Until then, Spring Kafka's default back-off sends records to the dead-letter topic.
+			assertThat(run.deadLettered()).isBetween(20L, 60L);
+			// Half-open after 60 s, closed after 10 calls: the whole container resumes at once.
+			assertThat(run.peakLoad(SCENARIO)).isGreaterThanOrEqualTo(2.0);
 		}
 	}
 
