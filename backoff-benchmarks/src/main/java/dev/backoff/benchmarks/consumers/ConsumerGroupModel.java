@@ -135,8 +135,20 @@ public final class ConsumerGroupModel {
 	 * @return the figures of the run
 	 */
 	public static Result run(Scenario scenario, Variant variant, long seed) {
+		return run(scenario, variant, seed, MAX_PAUSE);
+	}
+
+	/**
+	 * Runs the scenario once, with outage mode's longest pause as given.
+	 * @param scenario what is simulated
+	 * @param variant how the consumers retry
+	 * @param seed seeds the arrivals and each consumer's jitter
+	 * @param maxPause outage mode's {@code outage-max-pause}
+	 * @return the figures of the run
+	 */
+	public static Result run(Scenario scenario, Variant variant, long seed, Duration maxPause) {
 		ConsumerGroupRun run = (variant.isOutageMode() || variant.isCircuitBreaker())
-				? new PausingRun(scenario, variant, seed) : new ConsumerGroupRun(scenario, variant, seed);
+				? new PausingRun(scenario, variant, seed, maxPause) : new ConsumerGroupRun(scenario, variant, seed);
 		return run.simulate();
 	}
 

@@ -2,6 +2,8 @@ package dev.backoff.benchmarks.consumers;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,6 +37,10 @@ public final class ConsumerGroupSimulation {
 	/** The width of a step of the time series in the CSV and the chart. */
 	static final double STEP_MS = 1000;
 
+	/** Outage mode's longest pauses compared in the second table: the default, and two shorter. */
+	static final List<Duration> MAX_PAUSES = List.of(ConsumerGroupModel.MAX_PAUSE, Duration.ofSeconds(10),
+			Duration.ofSeconds(5));
+
 	private static final String[] COLORS = { "#d62728", "#ff7f0e", "#1f77b4", "#17becf", "#2ca02c", "#9467bd", "#000000",
 			"#8c564b" };
 
@@ -54,6 +60,7 @@ public final class ConsumerGroupSimulation {
 		Runs.write(runsCsv, runsCsv(results));
 		Runs.write(svg, svg(scenario, results, runs));
 		System.out.println(table(scenario, results));
+		System.out.println(maxPauseTable(scenario, simulateMaxPauses(scenario, results)));
 		System.out.printf(Locale.ROOT, "%d runs per variant, %.1f s; wrote %s, %s and %s%n", runs, seconds, seriesCsv,
 				runsCsv, svg);
 	}
@@ -61,6 +68,31 @@ public final class ConsumerGroupSimulation {
 	static Map<Variant, List<Result>> simulate(Scenario scenario, int runs) {
 		return Runs.simulate(Variant.class, List.of(Variant.values()), runs,
 				(variant, seed) -> ConsumerGroupModel.run(scenario, variant, seed));
+	}
+
+	/** Outage mode's runs with each of {@link #MAX_PAUSES} but the default, which {@code results} holds. */
+	static Map<Duration, List<Result>> simulateMaxPauses(Scenario scenario, Map<Variant, List<Result>> results) {
+		Map<Duration, List<Result>> byMaxPause = new LinkedHashMap<>();
+		for (Duration maxPause : MAX_PAUSES) {
+			byMaxPause.put(maxPause, maxPause.equals(ConsumerGroupModel.MAX_PAUSE) ? results.get(Variant.OUTAGE)
+					: IntStream.range(0, results.get(Variant.OUTAGE).size()).parallel()
+						.mapToObj((seed) -> ConsumerGroupModel.run(scenario, Variant.OUTAGE, seed, maxPause))
+						.toList());
+		}
+		return byMaxPause;
+	}
+
+	/** Outage mode by its longest pause: the calls during the outage against the drain. */
+	static String maxPauseTable(Scenario scenario, Map<Duration, List<Result>> byMaxPause) {
+		int runs = byMaxPause.values().iterator().next().size();
+		StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+				"| outage mode, median of %d runs | calls per second during the outage | peak after recovery | backlog drained |%n"
+						+ "|---|---:|---:|---:|%n", runs));
+		byMaxPause.forEach((maxPause, maxPauseRuns) -> out.append(String.format(Locale.ROOT,
+				"| `outage-max-pause: %ds` | %.1f | %.2f× | %s |%n", maxPause.toSeconds(),
+				Runs.median(maxPauseRuns, (run) -> run.outageCalls() / scenario.outageSeconds()),
+				Runs.median(maxPauseRuns, (run) -> run.peakLoad(scenario)), drained(scenario, maxPauseRuns))));
+		return out.toString();
 	}
 
 	static String table(Scenario scenario, Map<Variant, List<Result>> results) {

@@ -1,5 +1,6 @@
 package dev.backoff.benchmarks.consumers;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
@@ -37,10 +38,10 @@ final class PausingRun extends ConsumerGroupRun {
 
 	private final boolean[] heldDelivery;
 
-	PausingRun(Scenario scenario, Variant variant, long seed) {
+	PausingRun(Scenario scenario, Variant variant, long seed, Duration maxPause) {
 		super(scenario, variant, seed);
 		int consumers = scenario.consumers();
-		this.gates = variant.isOutageMode() ? gates(this.instances, this.root) : null;
+		this.gates = variant.isOutageMode() ? gates(this.instances, this.root, maxPause) : null;
 		this.breakers = variant.isCircuitBreaker() ? new PausingBreaker[this.instances] : null;
 		if (this.breakers != null) {
 			Arrays.setAll(this.breakers, (instance) -> new PausingBreaker());
@@ -52,11 +53,12 @@ final class PausingRun extends ConsumerGroupRun {
 
 	/** One gate per instance, each with its own generator, split after the consumers' (which it leaves as they were). */
 	@SuppressWarnings("unchecked")
-	private OutageGate<Integer>[] gates(int instances, SplittableRandom root) {
+	private OutageGate<Integer>[] gates(int instances, SplittableRandom root, Duration maxPause) {
 		OutageGate<Integer>[] gates = (OutageGate<Integer>[]) new OutageGate<?>[instances];
 		for (int instance = 0; instance < instances; instance++) {
 			SplittableRandom random = root.split();
-			gates[instance] = new OutageGate<>(ConsumerGroupModel.PROBE_DELAY, ConsumerGroupModel.MAX_PAUSE, () -> (long) (this.now * 1e6), () -> random);
+			gates[instance] = new OutageGate<>(ConsumerGroupModel.PROBE_DELAY, maxPause, () -> (long) (this.now * 1e6),
+					() -> random);
 		}
 		return gates;
 	}
@@ -82,7 +84,7 @@ final class PausingRun extends ConsumerGroupRun {
 		PausingBreaker[] breakers = this.breakers;
 		if (gates != null) {
 			OutageGate<Integer> gate = gates[instance];
-			boolean held = gate.held().contains(consumer);
+			boolean held = gate.isHeld(consumer);
 			if (!gate.mayDeliver(consumer)) {
 				waitFor(consumer, gate);
 				return;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -14,6 +15,7 @@ import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Result;
 import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Scenario;
 import dev.backoff.benchmarks.consumers.ConsumerRetries.SeededJitter;
 import dev.backoff.benchmarks.consumers.ConsumerRetries.Variant;
+import dev.backoff.benchmarks.simulation.Runs;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.util.backoff.BackOffExecution;
@@ -29,11 +31,27 @@ class ConsumerGroupModelTests {
 	private static final Map<Variant, List<Result>> DOCS_RESULTS = ConsumerGroupSimulation.simulate(SCENARIO,
 			ConsumerGroupSimulation.DOCS_RUNS);
 
+	/** Outage mode's runs by its longest pause, for the second table. */
+	private static final Map<Duration, List<Result>> MAX_PAUSE_RESULTS = ConsumerGroupSimulation
+		.simulateMaxPauses(SCENARIO, DOCS_RESULTS);
+
 	@Test
 	void theDocsShowTheTableTheSimulationPrints() throws IOException {
 		// Seeded: the docs' medians of DOCS_RUNS runs come out the same on every machine.
 		String docs = Files.readString(Path.of("../docs/benchmarks.md"), StandardCharsets.UTF_8);
 		assertThat(docs).contains(ConsumerGroupSimulation.table(SCENARIO, DOCS_RESULTS));
+		assertThat(docs).contains(ConsumerGroupSimulation.maxPauseTable(SCENARIO, MAX_PAUSE_RESULTS));
+	}
+
+	@Test
+	void aShorterMaxPauseDrainsSoonerForMoreProbes() {
+		List<List<Result>> runs = List.copyOf(MAX_PAUSE_RESULTS.values());
+		for (int shorter = 1; shorter < runs.size(); shorter++) {
+			assertThat(Runs.median(runs.get(shorter), Result::drainMs))
+				.isLessThan(Runs.median(runs.get(shorter - 1), Result::drainMs));
+			assertThat(Runs.median(runs.get(shorter), Result::outageCalls))
+				.isGreaterThan(Runs.median(runs.get(shorter - 1), Result::outageCalls));
+		}
 	}
 
 	@Test

@@ -235,6 +235,15 @@ public final class OutageGate<P> {
 		};
 	}
 
+	/**
+	 * @param partition a partition
+	 * @return whether it is held now: whether its next delivery's failure is the gate's ({@link #failed})
+	 */
+	public synchronized boolean isHeld(P partition) {
+		ramping(this.clock.nanoTime());
+		return this.held.contains(partition);
+	}
+
 	/** @return the partitions held now */
 	public synchronized Set<P> held() {
 		ramping(this.clock.nanoTime());

@@ -46,6 +46,8 @@ class OutageGateTests {
 		assertThat(this.gate.inOutage()).isTrue();
 		assertThat(this.gate.outageStartNanos()).isEqualTo(start);
 		assertThat(this.gate.held()).containsExactly(1);
+		assertThat(this.gate.isHeld(1)).isTrue();
+		assertThat(this.gate.isHeld(2)).isFalse();
 		assertThat(this.gate.mayDeliver(1)).isFalse();
 		assertThat(this.gate.mayDeliver(2)).isTrue();
 		// Decorrelated jitter's first pause: uniform(probeDelay, 3 × probeDelay).
@@ -142,6 +144,7 @@ class OutageGateTests {
 		this.now.addAndGet(OutageRamp.QUIET * SECOND);
 		assertThat(this.gate.inOutage()).isFalse();
 		assertThat(this.gate.held()).isEmpty();
+		assertThat(this.gate.isHeld(3)).isFalse();
 		assertThat(this.gate.nanosUntilNextChange()).isEqualTo(-1);
 		assertThat(this.gate.mayDeliver(3)).isTrue();
 	}
