@@ -64,10 +64,33 @@ class OutageGateTests {
 		this.gate.refused(1);
 		this.gate.refused(2);
 		this.now.addAndGet(this.gate.nanosUntilNextChange());
-		assertThat(this.gate.mayDeliver(2)).isTrue();
-		assertThat(this.gate.mayDeliver(2)).isFalse();
+		assertThat(this.gate.mayDeliver(1)).isTrue();
 		assertThat(this.gate.mayDeliver(1)).isFalse();
+		assertThat(this.gate.mayDeliver(2)).isFalse();
 		assertThat(this.gate.held()).containsExactlyInAnyOrder(1, 2);
+	}
+
+	@Test
+	void aFailedProbesPartitionGoesToTheBackOfTheLineSoAPoisonRecordDoesNotProbeForever() {
+		this.gate.refused(1);
+		this.gate.refused(2);
+		this.now.addAndGet(this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(1)).isTrue();
+		this.gate.failed(1);
+		this.now.addAndGet(this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(1)).isFalse();
+		assertThat(this.gate.mayDeliver(2)).isTrue();
+	}
+
+	@Test
+	void anyHeldPartitionProbesOnceTheFirstInLineLetsProbeDelayPassWithoutAsking() {
+		this.gate.refused(1);
+		this.gate.refused(2);
+		this.now.addAndGet(this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(2)).isFalse();
+		assertThat(this.gate.nanosUntilNextChange()).isEqualTo(SECOND);
+		this.now.addAndGet(SECOND);
+		assertThat(this.gate.mayDeliver(2)).isTrue();
 	}
 
 	@Test
