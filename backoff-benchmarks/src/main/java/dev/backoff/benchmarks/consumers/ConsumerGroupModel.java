@@ -135,20 +135,23 @@ public final class ConsumerGroupModel {
 	 * @return the figures of the run
 	 */
 	public static Result run(Scenario scenario, Variant variant, long seed) {
-		return run(scenario, variant, seed, MAX_PAUSE);
+		return run(scenario, variant, seed, MAX_PAUSE, PausingBreaker.Settings.DEFAULTS);
 	}
 
 	/**
-	 * Runs the scenario once, with outage mode's longest pause as given.
+	 * Runs the scenario once, with outage mode's longest pause and the breaker's settings as given.
 	 * @param scenario what is simulated
 	 * @param variant how the consumers retry
 	 * @param seed seeds the arrivals and each consumer's jitter
 	 * @param maxPause outage mode's {@code outage-max-pause}
+	 * @param breaker the circuit breaker's settings
 	 * @return the figures of the run
 	 */
-	public static Result run(Scenario scenario, Variant variant, long seed, Duration maxPause) {
+	static Result run(Scenario scenario, Variant variant, long seed, Duration maxPause,
+			PausingBreaker.Settings breaker) {
 		ConsumerGroupRun run = (variant.isOutageMode() || variant.isCircuitBreaker())
-				? new PausingRun(scenario, variant, seed, maxPause) : new ConsumerGroupRun(scenario, variant, seed);
+				? new PausingRun(scenario, variant, seed, maxPause, breaker)
+				: new ConsumerGroupRun(scenario, variant, seed);
 		return run.simulate();
 	}
 

@@ -61,6 +61,7 @@ public final class ConsumerGroupSimulation {
 		Runs.write(svg, svg(scenario, results, runs));
 		System.out.println(table(scenario, results));
 		System.out.println(maxPauseTable(scenario, simulateMaxPauses(scenario, results)));
+		System.out.println(breakerTable(scenario, results, simulateBreakerRecipe(scenario, results)));
 		System.out.printf(Locale.ROOT, "%d runs per variant, %.1f s; wrote %s, %s and %s%n", runs, seconds, seriesCsv,
 				runsCsv, svg);
 	}
@@ -76,10 +77,35 @@ public final class ConsumerGroupSimulation {
 		for (Duration maxPause : MAX_PAUSES) {
 			byMaxPause.put(maxPause, maxPause.equals(ConsumerGroupModel.MAX_PAUSE) ? results.get(Variant.OUTAGE)
 					: IntStream.range(0, results.get(Variant.OUTAGE).size()).parallel()
-						.mapToObj((seed) -> ConsumerGroupModel.run(scenario, Variant.OUTAGE, seed, maxPause))
+						.mapToObj((seed) -> ConsumerGroupModel.run(scenario, Variant.OUTAGE, seed, maxPause,
+								PausingBreaker.Settings.DEFAULTS))
 						.toList());
 		}
 		return byMaxPause;
+	}
+
+	/** The breaker's runs with a recipe's settings: as many as {@code results} holds with the defaults. */
+	static List<Result> simulateBreakerRecipe(Scenario scenario, Map<Variant, List<Result>> results) {
+		return IntStream.range(0, results.get(Variant.BREAKER).size()).parallel()
+			.mapToObj((seed) -> ConsumerGroupModel.run(scenario, Variant.BREAKER, seed, ConsumerGroupModel.MAX_PAUSE,
+					PausingBreaker.Settings.RECIPE))
+			.toList();
+	}
+
+	/** The breaker with Resilience4j's defaults and with a recipe's settings. */
+	static String breakerTable(Scenario scenario, Map<Variant, List<Result>> results, List<Result> recipe) {
+		StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+				"| Resilience4j circuit breaker, median of %d runs | calls per second during the outage | peak after "
+						+ "recovery | backlog drained | records sent to the dead-letter topic |%n|---|---:|---:|---:|---:|%n",
+				recipe.size()));
+		Map<String, List<Result>> rows = new LinkedHashMap<>();
+		rows.put("published defaults (window 100, 100 calls, 60 s open, 10 half-open)", results.get(Variant.BREAKER));
+		rows.put("a recipe's (window 10, 5 calls, 30 s open, 3 half-open)", recipe);
+		rows.forEach((settings, runs) -> out.append(String.format(Locale.ROOT, "| %s | %.1f | %.2f× | %s | %,.0f |%n",
+				settings, Runs.median(runs, (run) -> run.outageCalls() / scenario.outageSeconds()),
+				Runs.median(runs, (run) -> run.peakLoad(scenario)), drained(scenario, runs),
+				Runs.median(runs, Result::deadLettered))));
+		return out.toString();
 	}
 
 	/** Outage mode by its longest pause: the calls during the outage against the drain. */

@@ -7,30 +7,37 @@ package dev.backoff.benchmarks.consumers;
  * {@code onStateTransition} consumer calling {@code pause()} on {@code OPEN} and {@code resume()}
  * on {@code HALF_OPEN}/{@code CLOSED}).
  *
- * <p>A model of Resilience4j's {@code CircuitBreaker} with its published defaults, not the
- * library (whose clock and automatic transition run on real time): a count-based sliding window
- * of {@value #WINDOW} calls, which opens once it holds at least {@value #WINDOW} calls (its
- * default {@code minimumNumberOfCalls}) and at least {@value #FAILURE_RATE_PERCENT} % of them
- * failed; {@value #OPEN_MS} ms open; then half-open, where {@value #HALF_OPEN_CALLS} calls are
- * permitted and decide, at the same threshold, whether it closes (the window starts empty) or
- * opens again. The recipes must set {@code automaticTransitionFromOpenToHalfOpenEnabled}:
+ * <p>A model of Resilience4j's {@code CircuitBreaker}, not the library (whose clock and
+ * automatic transition run on real time), with its {@link Settings#DEFAULTS published defaults}
+ * or a {@link Settings#RECIPE recipe's}: a count-based sliding window, which opens once it holds
+ * at least the minimum calls and at least {@value #FAILURE_RATE_PERCENT} % of those it holds
+ * failed; open for a while; then half-open, where a few calls are permitted and decide, at the
+ * same threshold, whether it closes (the window starts empty) or opens again. The recipes must set {@code automaticTransitionFromOpenToHalfOpenEnabled}:
  * without it a paused consumer makes no call, so the breaker would never leave {@code OPEN};
  * here the transition happens when the wait ends, as that setting makes it. Not thread-safe:
  * the model runs on one thread.
  */
 final class PausingBreaker {
 
-	/** The sliding window's size, and the calls it needs before it may open. */
-	static final int WINDOW = 100;
-
 	/** The failure rate at which it opens. */
 	static final int FAILURE_RATE_PERCENT = 50;
 
-	/** How long it stays open: {@code waitDurationInOpenState}. */
-	static final double OPEN_MS = 60_000;
+	/**
+	 * A breaker's settings.
+	 * @param window the count-based sliding window's size ({@code slidingWindowSize})
+	 * @param minimumCalls the calls it must hold before it may open ({@code minimumNumberOfCalls})
+	 * @param openMs how long it stays open ({@code waitDurationInOpenState})
+	 * @param halfOpenCalls the calls permitted while half-open ({@code permittedNumberOfCallsInHalfOpenState})
+	 */
+	record Settings(int window, int minimumCalls, double openMs, int halfOpenCalls) {
 
-	/** The calls permitted while half-open. */
-	static final int HALF_OPEN_CALLS = 10;
+		/** Resilience4j's published defaults: 100, 100, 60 s, 10. */
+		static final Settings DEFAULTS = new Settings(100, 100, 60_000, 10);
+
+		/** A published recipe's for pausing a Kafka consumer: 10, 5, 30 s, 3. */
+		static final Settings RECIPE = new Settings(10, 5, 30_000, 3);
+
+	}
 
 	enum State {
 
@@ -38,7 +45,9 @@ final class PausingBreaker {
 
 	}
 
-	private final boolean[] window = new boolean[WINDOW];
+	private final Settings settings;
+
+	private final boolean[] window;
 
 	private int recorded;
 
@@ -55,6 +64,11 @@ final class PausingBreaker {
 	private int halfOpenFailures;
 
 	private int opened;
+
+	PausingBreaker(Settings settings) {
+		this.settings = settings;
+		this.window = new boolean[settings.window()];
+	}
 
 	/**
 	 * @param now the time in milliseconds
@@ -90,7 +104,7 @@ final class PausingBreaker {
 		return switch (state(now)) {
 			case CLOSED -> true;
 			case OPEN -> false;
-			case HALF_OPEN -> this.permitted++ < HALF_OPEN_CALLS;
+			case HALF_OPEN -> this.permitted++ < this.settings.halfOpenCalls();
 		};
 	}
 
@@ -102,22 +116,24 @@ final class PausingBreaker {
 	void record(double now, boolean succeeded) {
 		switch (state(now)) {
 			case CLOSED -> {
-				int slot = this.recorded % WINDOW;
-				if (this.recorded >= WINDOW && !this.window[slot]) {
+				int size = this.window.length;
+				int slot = this.recorded % size;
+				if (this.recorded >= size && !this.window[slot]) {
 					this.failures--;
 				}
 				this.window[slot] = succeeded;
 				this.recorded++;
 				this.failures += succeeded ? 0 : 1;
-				if (this.recorded >= WINDOW && this.failures * 100 >= FAILURE_RATE_PERCENT * WINDOW) {
+				int held = Math.min(this.recorded, size);
+				if (this.recorded >= this.settings.minimumCalls() && this.failures * 100 >= FAILURE_RATE_PERCENT * held) {
 					open(now);
 				}
 			}
 			case HALF_OPEN -> {
 				this.halfOpenRecorded++;
 				this.halfOpenFailures += succeeded ? 0 : 1;
-				if (this.halfOpenRecorded == HALF_OPEN_CALLS) {
-					if (this.halfOpenFailures * 100 >= FAILURE_RATE_PERCENT * HALF_OPEN_CALLS) {
+				if (this.halfOpenRecorded == this.settings.halfOpenCalls()) {
+					if (this.halfOpenFailures * 100 >= FAILURE_RATE_PERCENT * this.settings.halfOpenCalls()) {
 						open(now);
 					}
 					else {
@@ -135,7 +151,7 @@ final class PausingBreaker {
 
 	private void open(double now) {
 		this.state = State.OPEN;
-		this.openUntil = now + OPEN_MS;
+		this.openUntil = now + this.settings.openMs();
 		this.opened++;
 	}
 

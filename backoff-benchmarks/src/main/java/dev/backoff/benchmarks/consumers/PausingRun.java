@@ -38,13 +38,13 @@ final class PausingRun extends ConsumerGroupRun {
 
 	private final boolean[] heldDelivery;
 
-	PausingRun(Scenario scenario, Variant variant, long seed, Duration maxPause) {
+	PausingRun(Scenario scenario, Variant variant, long seed, Duration maxPause, PausingBreaker.Settings breaker) {
 		super(scenario, variant, seed);
 		int consumers = scenario.consumers();
 		this.gates = variant.isOutageMode() ? gates(this.instances, this.root, maxPause) : null;
 		this.breakers = variant.isCircuitBreaker() ? new PausingBreaker[this.instances] : null;
 		if (this.breakers != null) {
-			Arrays.setAll(this.breakers, (instance) -> new PausingBreaker());
+			Arrays.setAll(this.breakers, (instance) -> new PausingBreaker(breaker));
 		}
 		this.outcomes = new byte[consumers];
 		this.waiting = new boolean[consumers];

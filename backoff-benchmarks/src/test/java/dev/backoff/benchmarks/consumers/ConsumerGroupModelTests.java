@@ -31,6 +31,10 @@ class ConsumerGroupModelTests {
 	private static final Map<Variant, List<Result>> DOCS_RESULTS = ConsumerGroupSimulation.simulate(SCENARIO,
 			ConsumerGroupSimulation.DOCS_RUNS);
 
+	/** The breaker's runs with a recipe's settings, for the third table. */
+	private static final List<Result> BREAKER_RECIPE_RESULTS = ConsumerGroupSimulation.simulateBreakerRecipe(SCENARIO,
+			DOCS_RESULTS);
+
 	/** Outage mode's runs by its longest pause, for the second table. */
 	private static final Map<Duration, List<Result>> MAX_PAUSE_RESULTS = ConsumerGroupSimulation
 		.simulateMaxPauses(SCENARIO, DOCS_RESULTS);
@@ -41,6 +45,7 @@ class ConsumerGroupModelTests {
 		String docs = Files.readString(Path.of("../docs/benchmarks.md"), StandardCharsets.UTF_8);
 		assertThat(docs).contains(ConsumerGroupSimulation.table(SCENARIO, DOCS_RESULTS));
 		assertThat(docs).contains(ConsumerGroupSimulation.maxPauseTable(SCENARIO, MAX_PAUSE_RESULTS));
+		assertThat(docs).contains(ConsumerGroupSimulation.breakerTable(SCENARIO, DOCS_RESULTS, BREAKER_RECIPE_RESULTS));
 	}
 
 	@Test
@@ -184,12 +189,24 @@ class ConsumerGroupModelTests {
 		int instances = SCENARIO.consumers() / SCENARIO.consumersPerInstance();
 		for (Result run : DOCS_RESULTS.get(Variant.BREAKER)) {
 			// Its window of 100 calls still holds the 50 successes before the outage: 50 failures open it.
-			assertThat(run.outageCalls()).isBetween((long) instances * PausingBreaker.WINDOW / 2,
-					(long) instances * (PausingBreaker.WINDOW / 2 + SCENARIO.consumersPerInstance()));
+			int window = PausingBreaker.Settings.DEFAULTS.window();
+			assertThat(run.outageCalls()).isBetween((long) instances * window / 2,
+					(long) instances * (window / 2 + SCENARIO.consumersPerInstance()));
 			// Until then, Spring Kafka's default back-off sends records to the dead-letter topic.
 			assertThat(run.deadLettered()).isBetween(20L, 60L);
 			// Half-open after 60 s, closed after 10 calls: the whole container resumes at once.
 			assertThat(run.peakLoad(SCENARIO)).isGreaterThanOrEqualTo(2.0);
+		}
+	}
+
+	@Test
+	void withARecipesSettingsTheBreakersStayInStepAndTheBacklogNeverDrains() {
+		for (Result run : BREAKER_RECIPE_RESULTS) {
+			assertThat(run.drainMs()).isNaN();
+			assertThat(run.peakLoad(SCENARIO)).isGreaterThanOrEqualTo(1.5);
+			// Refused half-open calls spend Spring Kafka's ten immediate deliveries.
+			assertThat(run.deadLettered()).isGreaterThan(100);
+			assertThat(run.minDeadLetterDeliveries()).isEqualTo(ConsumerRetries.MAX_ATTEMPTS);
 		}
 	}
 
