@@ -93,7 +93,7 @@ final class KafkaListenerOutage {
 	}
 
 	boolean isHeld(TopicPartition partition) {
-		return this.gate.held().contains(partition);
+		return this.gate.isHeld(partition);
 	}
 
 	/**
