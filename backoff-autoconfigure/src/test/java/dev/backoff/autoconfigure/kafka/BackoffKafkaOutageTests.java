@@ -119,8 +119,9 @@ class BackoffKafkaOutageTests {
 				.until(() -> held(context).size() == 3);
 			assertThat(downstream.calls.get() - callsWhenHeld).as("calls during the outage").isBetween(1, 11);
 			assertThat(recorded.probes(false)).isPositive();
+			// Back within a few probes and a ramp: far less than the container's 5 s poll timeout.
 			downstream.up.set(true);
-			Awaitility.await().atMost(WITHIN).until(() -> downstream.processed.size() == 30);
+			Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> downstream.processed.size() == 30);
 			assertThat(downstream.recovered).as("recovered").isEmpty();
 			assertThat(downstream.revoked).as("partitions revoked").isEmpty();
 			assertThat(recorded.paused).containsExactlyInAnyOrderElementsOf(partitions("outage-three"));
@@ -134,7 +135,15 @@ class BackoffKafkaOutageTests {
 			assertThat(held(context)).isEmpty();
 			assertThat(context.getBean(BackoffEndpoint.class).policies().listeners())
 				.containsEntry("down", new ListenerDescriptor("down", List.of(), null));
+			// Told on the consumers' threads, at their next poll.
+			Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> recorded.resumed.size() == 3);
 			assertThat(recorded.resumed).containsExactlyInAnyOrderElementsOf(partitions("outage-three"));
+			// Nothing stays paused once the outage is over: new records on every partition come at once, not
+			// after the container's 5 s poll timeout.
+			for (int i = 0; i < 3; i++) {
+				context.getBean(KafkaTemplate.class).send("outage-three", i, null, "after-" + i);
+			}
+			Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> downstream.processed.size() == 33);
 		});
 	}
 
