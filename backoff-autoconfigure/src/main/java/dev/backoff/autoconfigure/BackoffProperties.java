@@ -1,10 +1,12 @@
 package dev.backoff.autoconfigure;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffSettings;
+import dev.backoff.spring.kafka.KafkaOutageMode;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -33,8 +35,33 @@ public class BackoffProperties extends BackoffSettings {
 	 */
 	public static class Kafka {
 
+		/** The property of {@link #setOutageProbeDelay}. */
+		public static final String OUTAGE_PROBE_DELAY = "backoff.kafka.outage-probe-delay";
+
+		/** The property of {@link #setOutageMaxPause}. */
+		public static final String OUTAGE_MAX_PAUSE = "backoff.kafka.outage-max-pause";
+
+		/** The property of {@link #setOutageAlertAfter}. */
+		public static final String OUTAGE_ALERT_AFTER = "backoff.kafka.outage-alert-after";
+
 		/** The policy of each listener, by its {@code @KafkaListener} id. */
 		private Map<String, String> listeners = new LinkedHashMap<>();
+
+		/**
+		 * What a listener whose policy has a budget does with a failed record once the budget refuses its
+		 * retry: 'pause' its partition and probe until the downstream recovers (the default), or
+		 * 'dead-letter' it (give it to the recoverer).
+		 */
+		private KafkaOutageMode outage = KafkaOutageMode.PAUSE;
+
+		/** The first pause of a partition in an outage, before one record probes the downstream. */
+		private Duration outageProbeDelay = Duration.ofSeconds(1);
+
+		/** The longest pause between two probes of an outage: the pauses grow, with jitter, up to it. */
+		private Duration outageMaxPause = Duration.ofSeconds(30);
+
+		/** How long a listener may be in an outage before its health reports it. */
+		private Duration outageAlertAfter = Duration.ofMinutes(5);
 
 		public Map<String, String> getListeners() {
 			return this.listeners;
@@ -42,6 +69,46 @@ public class BackoffProperties extends BackoffSettings {
 
 		public void setListeners(Map<String, String> listeners) {
 			this.listeners = listeners;
+		}
+
+		public KafkaOutageMode getOutage() {
+			return this.outage;
+		}
+
+		public void setOutage(KafkaOutageMode outage) {
+			this.outage = outage;
+		}
+
+		public Duration getOutageProbeDelay() {
+			return this.outageProbeDelay;
+		}
+
+		public void setOutageProbeDelay(Duration outageProbeDelay) {
+			this.outageProbeDelay = positive(OUTAGE_PROBE_DELAY, outageProbeDelay);
+		}
+
+		public Duration getOutageMaxPause() {
+			return this.outageMaxPause;
+		}
+
+		public void setOutageMaxPause(Duration outageMaxPause) {
+			this.outageMaxPause = positive(OUTAGE_MAX_PAUSE, outageMaxPause);
+		}
+
+		public Duration getOutageAlertAfter() {
+			return this.outageAlertAfter;
+		}
+
+		public void setOutageAlertAfter(Duration outageAlertAfter) {
+			this.outageAlertAfter = positive(OUTAGE_ALERT_AFTER, outageAlertAfter);
+		}
+
+		private static Duration positive(String property, Duration value) {
+			if (value.compareTo(Duration.ofMillis(1)) < 0) {
+				throw new BackoffConfigurationException(property, value, "must be at least 1ms",
+						"Set " + property + " to a duration of 1ms or more, such as 1s.");
+			}
+			return value;
 		}
 
 	}
