@@ -104,9 +104,9 @@ public class BackoffProperties extends BackoffSettings {
 		}
 
 		private static Duration positive(String property, Duration value) {
-			if (value.isNegative() || value.isZero()) {
-				throw new BackoffConfigurationException(property, value, "must be more than 0",
-						"Set " + property + " to a positive duration, such as 1s.");
+			if (value.compareTo(Duration.ofMillis(1)) < 0) {
+				throw new BackoffConfigurationException(property, value, "must be at least 1ms",
+						"Set " + property + " to a duration of 1ms or more, such as 1s.");
 			}
 			return value;
 		}

@@ -46,7 +46,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * The {@code backoff} endpoint. {@code GET /actuator/backoff} lists every policy with its
  * settings in force, what of them differs from the configuration, its worst-case total wait,
  * and the methods that use it with their own effective settings (after the annotation's
- * overrides) and live counts by outcome. {@code GET /actuator/backoff/{policy}} previews that
+ * overrides) and live counts by outcome, then the message listeners wired under a policy with
+ * their outage ({@link ListenerStates}). {@code GET /actuator/backoff/{policy}} previews that
  * policy's schedule, retry by retry, and {@code GET /actuator/backoff/{policy}/events} shows
  * its recent events ({@link BackoffEvents}), by method and kind with {@code ?method=} and
  * {@code ?kind=}.
@@ -77,6 +78,8 @@ public class BackoffEndpoint {
 
 	private final @Nullable BackoffEvents events;
 
+	private final @Nullable ListenerStates listeners;
+
 	private final SchedulePreviews previews = new SchedulePreviews();
 
 	/**
@@ -84,19 +87,21 @@ public class BackoffEndpoint {
 	 * @param counts the live counts, or {@code null} without metrics
 	 */
 	public BackoffEndpoint(BackoffOperationSource operations, @Nullable BackoffCallCounts counts) {
-		this(operations, counts, null);
+		this(operations, counts, null, null);
 	}
 
 	/**
 	 * @param operations the resolved {@code @Backoff} methods and their policies
 	 * @param counts the live counts, or {@code null} without metrics
 	 * @param events the recent events, or {@code null} when none are recorded
+	 * @param listeners the message listeners wired under a policy, or {@code null} when there are none
 	 */
 	public BackoffEndpoint(BackoffOperationSource operations, @Nullable BackoffCallCounts counts,
-			@Nullable BackoffEvents events) {
+			@Nullable BackoffEvents events, @Nullable ListenerStates listeners) {
 		this.operations = operations;
 		this.counts = counts;
 		this.events = events;
+		this.listeners = listeners;
 	}
 
 	/** @return every policy, with the methods that use it */
@@ -108,8 +113,10 @@ public class BackoffEndpoint {
 		for (String name : policies.getNames()) {
 			descriptors.put(name, describe(name, policies.get(name)));
 		}
+		Map<String, ListenerStates.ListenerDescriptor> listeners = (this.listeners != null)
+				? this.listeners.listeners() : Map.of();
 		return new PoliciesDescriptor(this.operations.getExecutor().getNested().name().toLowerCase(Locale.ROOT),
-				descriptors);
+				descriptors, listeners.isEmpty() ? null : listeners);
 	}
 
 	/**
@@ -305,9 +312,12 @@ public class BackoffEndpoint {
 		return DurationFormat.formatRounded(duration);
 	}
 
-	/** Every policy by name, and what nested calls do ({@code backoff.nested}). */
-	public record PoliciesDescriptor(String nested, Map<String, PolicyDescriptor> policies)
-			implements OperationResponseBody {
+	/**
+	 * Every policy by name, what nested calls do ({@code backoff.nested}), and the message
+	 * listeners wired under a policy with their outage, by id ({@code null} when there are none).
+	 */
+	public record PoliciesDescriptor(String nested, Map<String, PolicyDescriptor> policies,
+			@Nullable Map<String, ListenerStates.ListenerDescriptor> listeners) implements OperationResponseBody {
 	}
 
 	/**

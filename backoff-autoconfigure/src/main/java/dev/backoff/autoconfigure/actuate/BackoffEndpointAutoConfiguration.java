@@ -7,6 +7,7 @@ import dev.backoff.autoconfigure.BackoffProperties;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.events.BackoffEvents;
+import dev.backoff.spring.kafka.KafkaOutages;
 import dev.backoff.spring.operation.BackoffCallCounts;
 import dev.backoff.spring.operation.BackoffOperationSource;
 
@@ -19,12 +20,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@link BackoffEndpoint}: follows Actuator's usual availability
  * and exposure settings ({@code management.endpoints.web.exposure.include=backoff}).
  */
-@AutoConfiguration(after = { BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class })
+@AutoConfiguration(after = { BackoffAutoConfiguration.class, BackoffMetricsAutoConfiguration.class },
+		afterName = "dev.backoff.autoconfigure.kafka.BackoffKafkaAutoConfiguration")
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnBean(BackoffOperationSource.class)
 @ConditionalOnAvailableEndpoint(BackoffEndpoint.class)
@@ -33,8 +36,21 @@ public final class BackoffEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BackoffEndpoint backoffEndpoint(BackoffOperationSource operations, ObjectProvider<BackoffCallCounts> counts,
-			ObjectProvider<BackoffEvents> events) {
-		return new BackoffEndpoint(operations, counts.getIfAvailable(), events.getIfUnique());
+			ObjectProvider<BackoffEvents> events, ObjectProvider<ListenerStates> listeners) {
+		return new BackoffEndpoint(operations, counts.getIfAvailable(), events.getIfUnique(), listeners.getIfUnique());
+	}
+
+	/** The Kafka listeners under a policy, listed with their outage; only with spring-kafka. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.kafka.config.KafkaListenerEndpointRegistry")
+	static class KafkaListenersConfiguration {
+
+		@Bean
+		@ConditionalOnBean(KafkaOutages.class)
+		ListenerStates backoffKafkaListenerStates(KafkaOutages outages) {
+			return new KafkaListenerStates(outages);
+		}
+
 	}
 
 	/**

@@ -44,17 +44,19 @@ public final class BackoffKafkaAutoConfiguration {
 					"Raise " + BackoffProperties.Kafka.OUTAGE_MAX_PAUSE + " or lower "
 							+ BackoffProperties.Kafka.OUTAGE_PROBE_DELAY + ".");
 		}
-		return new KafkaOutages(clock.getIfUnique(Clock::systemUTC), kafka.getOutageAlertAfter());
+		return new KafkaOutages(clock.getIfUnique(Clock::systemUTC), kafka.getOutage(), kafka.getOutageProbeDelay(),
+				kafka.getOutageMaxPause(), kafka.getOutageAlertAfter());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	KafkaListenerPolicies backoffKafkaListenerPolicies(BackoffRetries retries, BackoffProperties properties,
-			ObjectProvider<ConsumerRecordRecoverer> recoverer, ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<ConsumerRecordRecoverer> recoverer, ConfigurableListableBeanFactory beanFactory,
+			KafkaOutages outages) {
 		// Listener ids resolve as Spring Kafka resolves them: placeholders, then bean expressions.
 		return new KafkaListenerPolicies(() -> beanFactory.getBean(KafkaListenerEndpointRegistry.class), retries,
 				properties.getKafka().getListeners(), recoverer.getIfUnique(), new EmbeddedValueResolver(beanFactory),
-				beanFactory);
+				beanFactory, outages);
 	}
 
 }

@@ -15,6 +15,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
+import dev.backoff.autoconfigure.actuate.ListenerStates;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.operation.BackoffOperation;
 import dev.backoff.spring.config.BackoffConfigurationException;
@@ -27,7 +28,6 @@ import dev.backoff.spring.retry.BackoffRetries;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,7 +59,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * application's recoverer publishes it to the dead-letter topic; the retries are reported under
  * the listener's id like a method's, and follow a live change of the policy; no in-process retry
  * wraps the listener. One broker for the
- * class: it takes seconds to start.
+ * JVM ({@link KafkaTestBroker}): it takes seconds to start.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class BackoffKafkaTests {
@@ -82,20 +82,18 @@ class BackoffKafkaTests {
 
 	@BeforeAll
 	static void startBroker() {
-		broker = new EmbeddedKafkaKraftBroker(1, 1, "flaky", "never", "never-dlt", "outage", "outage-dlt", "annotated",
+		broker = KafkaTestBroker.get("flaky", "never", "never-dlt", "outage", "outage-dlt", "annotated",
 				"annotated-dlt", "unnamed", "unnamed-dlt", "spel", "spel-dlt", "placeholder", "placeholder-dlt",
-				"restart", "batch");
-		broker.afterPropertiesSet();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.destroy();
+				"restart");
 	}
 
 	@Test
 	void failedRecordsFollowTheirListenersPolicyThenGoToTheDeadLetterTopic() {
-		this.runner.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString())
+		// backoff.kafka.outage=dead-letter: a budget that refuses a retry sends the record to the recoverer, as
+		// before outage mode (BackoffKafkaOutageTests).
+		this.runner
+			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
+					"backoff.kafka.outage=dead-letter")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				Listeners listeners = context.getBean(Listeners.class);
@@ -132,6 +130,10 @@ class BackoffKafkaTests {
 				assertThat(listed.get("orders").methods()).containsKeys("flaky", "never");
 				assertThat(listed.get("orders").methods().get("never").calls()).containsEntry("exhausted", 1L);
 				assertThat(listed.get("tight").methods()).containsKeys("outage");
+				// And the listeners under a policy, none in an outage (backoff.kafka.outage=dead-letter).
+				assertThat(context.getBean(BackoffEndpoint.class).policies().listeners()).containsOnlyKeys("flaky",
+						"never", "outage")
+					.containsEntry("outage", new ListenerStates.ListenerDescriptor("tight", List.of(), null));
 				// A live change of the policy applies to the records that fail after it.
 				context.getBean(BackoffOperationSource.class).change("orders", Map.of("maxAttempts", "2"));
 				template.send("never", "order-4");
@@ -230,31 +232,6 @@ class BackoffKafkaTests {
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
 				assertThat(count(meters, "backoff.calls", "restart", "success")).isEqualTo(1);
 			});
-	}
-
-	@Test
-	void backoffOnABatchListenerStopsStartUpNamingIt() {
-		this.base.withBean(BatchListener.class)
-			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString())
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.isInstanceOfSatisfying(BackoffConfigurationException.class, (ex) -> {
-					assertThat(ex.getProperty()).isEqualTo("@Backoff on BatchListener.onOrders");
-					assertThat(ex.getMessage()).contains("batch listener 'batch'");
-				}));
-	}
-
-	@Test
-	void aListenersKeyNamingABatchListenerStopsStartUp() {
-		this.base.withBean(PlainBatchListener.class)
-			.withPropertyValues("spring.kafka.bootstrap-servers=" + broker.getBrokersAsString(),
-					"backoff.kafka.listeners.plain-batch=orders")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.isInstanceOfSatisfying(BackoffConfigurationException.class,
-						(ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.kafka.listeners.plain-batch")));
 	}
 
 	@Test
@@ -378,23 +355,6 @@ class BackoffKafkaTests {
 		@KafkaListener(id = "orders", topics = "orders")
 		@Backoff(maxHedges = "1", hedgeDelay = "50ms")
 		void onOrder(String order) {
-		}
-
-	}
-
-	static class BatchListener {
-
-		@KafkaListener(id = "batch", topics = "batch", groupId = "batch", batch = "true")
-		@Backoff("orders")
-		public void onOrders(List<String> orders) {
-		}
-
-	}
-
-	static class PlainBatchListener {
-
-		@KafkaListener(id = "plain-batch", topics = "batch", groupId = "plain-batch", batch = "true")
-		public void onOrders(List<String> orders) {
 		}
 
 	}

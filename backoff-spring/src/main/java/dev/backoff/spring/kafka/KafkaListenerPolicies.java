@@ -1,6 +1,8 @@
 package dev.backoff.spring.kafka;
 
 import java.lang.reflect.Method;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -29,8 +31,11 @@ import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.RetryableTopic;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.BatchInterceptor;
 import org.springframework.kafka.listener.BatchMessageListener;
+import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.listener.RecordInterceptor;
@@ -47,8 +52,11 @@ import org.springframework.util.StringValueResolver;
  * ({@link KafkaListenerRetries}), with the application's recoverer, and a record interceptor
  * beside its own, once: a restart of the context leaves them as they are. The other listeners
  * keep what the application gave them. A policy or listener id that does not exist, an annotated
- * listener without a container, a batch listener under a policy, and an attribute that has no
- * place on a listener stop start-up, naming them.
+ * listener without a container, an attribute that has no place on a listener, and a policy
+ * whose budget could never tell an outage from a poison record stop start-up, naming them.
+ * A listener whose policy has a budget gets outage mode ({@link KafkaOutages}) unless
+ * {@code backoff.kafka.outage} is {@code dead-letter}; a batch listener's failure is its failed
+ * record's ({@link RetriesErrorHandler}).
  */
 public class KafkaListenerPolicies implements SmartLifecycle {
 
@@ -73,6 +81,8 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 
 	private final ListableBeanFactory beanFactory;
 
+	private final KafkaOutages outages;
+
 	private volatile boolean running;
 
 	/**
@@ -87,6 +97,23 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 	public KafkaListenerPolicies(Supplier<KafkaListenerEndpointRegistry> registry, BackoffRetries retries,
 			Map<String, String> configured, @Nullable ConsumerRecordRecoverer recoverer, StringValueResolver resolver,
 			ListableBeanFactory beanFactory) {
+		this(registry, retries, configured, recoverer, resolver, beanFactory,
+				new KafkaOutages(Clock.systemUTC(), Duration.ofMinutes(5)));
+	}
+
+	/**
+	 * @param registry the application's listener containers
+	 * @param retries the named policies as back-offs
+	 * @param configured policy by listener id, from {@code backoff.kafka.listeners}
+	 * @param recoverer what takes a record whose retries have ended, or {@code null} for Spring Kafka's default
+	 * @param resolver resolves a {@code @KafkaListener} id as Spring Kafka does
+	 * @param beanFactory the beans whose {@code @KafkaListener} methods may carry {@code @Backoff}
+	 * @param outages the outage settings, and where each wired listener's outage is listed
+	 */
+	public KafkaListenerPolicies(Supplier<KafkaListenerEndpointRegistry> registry, BackoffRetries retries,
+			Map<String, String> configured, @Nullable ConsumerRecordRecoverer recoverer, StringValueResolver resolver,
+			ListableBeanFactory beanFactory, KafkaOutages outages) {
+		this.outages = outages;
 		this.registry = registry;
 		this.retries = retries;
 		this.configured = Map.copyOf(configured);
@@ -200,10 +227,14 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 			String policy = (id != null) ? this.configured.get(id) : null;
 			if ((listener != null || policy != null) && !this.wired.contains(container)) {
 				PolicyBackOff backOff = (listener != null) ? listener.backOff() : this.retries.backOff(policy, id);
-				if (container.getContainerProperties().getMessageListener() instanceof BatchMessageListener<?, ?>) {
-					throw batchListener(id, listener, backOff);
+				String policyName = backOff.getOperation().getPolicyName();
+				KafkaListenerOutage outage = null;
+				if (this.outages.getMode() == KafkaOutageMode.PAUSE && backOff.getOperation().getBudget() != null) {
+					refuseOutageWithoutRetries(id, listener, backOff);
+					outage = this.outages.outage(id, policyName, container);
 				}
-				wire(container, backOff);
+				this.outages.wired(id, policyName, outage);
+				wire(container, backOff, outage);
 				this.wired.add(container);
 			}
 		}
@@ -211,24 +242,46 @@ public class KafkaListenerPolicies implements SmartLifecycle {
 	}
 
 	@SuppressWarnings("unchecked")
-	private void wire(MessageListenerContainer container, PolicyBackOff backOff) {
+	private void wire(MessageListenerContainer container, PolicyBackOff backOff, @Nullable KafkaListenerOutage outage) {
 		if (container instanceof AbstractMessageListenerContainer<?, ?> listener) {
-			KafkaListenerRetries retries = new KafkaListenerRetries(backOff);
+			KafkaListenerRetries retries = new KafkaListenerRetries(backOff, outage);
 			AbstractMessageListenerContainer<Object, Object> target = (AbstractMessageListenerContainer<Object, Object>) listener;
 			target.setCommonErrorHandler(retries.errorHandler(this.recoverer));
-			RecordInterceptor<Object, Object> own = target.getRecordInterceptor();
-			target.setRecordInterceptor((own != null) ? new CompositeRecordInterceptor<>(own, retries) : retries);
+			// Ours first: a record an outage holds back reaches no other interceptor.
+			if (container.getContainerProperties().getMessageListener() instanceof BatchMessageListener<?, ?>) {
+				BatchInterceptor<Object, Object> own = target.getBatchInterceptor();
+				KafkaBatchRetries batch = new KafkaBatchRetries(retries);
+				target.setBatchInterceptor((own != null) ? new CompositeBatchInterceptor<>(batch, own) : batch);
+			}
+			else {
+				RecordInterceptor<Object, Object> own = target.getRecordInterceptor();
+				target.setRecordInterceptor((own != null) ? new CompositeRecordInterceptor<>(retries, own) : retries);
+			}
+			if (outage != null) {
+				ContainerProperties properties = container.getContainerProperties();
+				properties.setConsumerRebalanceListener(
+						new OutageRebalanceListener(properties.getConsumerRebalanceListener(), retries, outage));
+			}
 		}
 	}
 
-	private static BackoffConfigurationException batchListener(String id, @Nullable Annotated listener,
-			PolicyBackOff backOff) {
-		String property = (listener != null) ? "@Backoff on " + listener.method() : "backoff.kafka.listeners." + id;
-		return new BackoffConfigurationException(property, backOff.getOperation().getPolicyName(),
-				"cannot apply to batch listener '" + id + "': a batch fails as a whole, so its redeliveries could "
-						+ "neither classify one record's failure nor count each record's end",
-				"Remove it, and give the batch listener's container factory an error handler of its own (a "
-						+ "DefaultErrorHandler with a BackOff), or consume the records one at a time.");
+	/**
+	 * An outage is told from a poison record by the budget refusing a retry: with one attempt
+	 * there is no retry to refuse, and every record of an outage would go to the recoverer.
+	 */
+	private static void refuseOutageWithoutRetries(String id, @Nullable Annotated listener, PolicyBackOff backOff) {
+		int maxAttempts = backOff.getOperation().getPolicy().getSchedule().getMaxAttempts();
+		if (maxAttempts < 2) {
+			String policy = backOff.getOperation().getPolicyName();
+			String property = (listener != null) ? "@Backoff on " + listener.method() + " (policy " + policy + ")"
+					: "backoff.policies." + policy + ".max-attempts";
+			throw new BackoffConfigurationException(property, maxAttempts, "must be at least 2 for listener '" + id
+					+ "' in outage mode (backoff.kafka.outage=pause, the default for a policy with a budget): the "
+					+ "budget tells an outage from a poison record by refusing a retry, and with one attempt there is "
+					+ "none to refuse, so every record of an outage would go to the recoverer",
+					"Set max-attempts to 2 or more, or set backoff.kafka.outage=dead-letter, or give the policy no "
+							+ "budget (budget.enabled=false).");
+		}
 	}
 
 	@Override

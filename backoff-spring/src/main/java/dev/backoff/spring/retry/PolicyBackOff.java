@@ -3,6 +3,7 @@ package dev.backoff.spring.retry;
 import java.time.Duration;
 
 import dev.backoff.BackoffCall;
+import dev.backoff.Outcome;
 import dev.backoff.spring.operation.BackoffOperation;
 import org.jspecify.annotations.Nullable;
 
@@ -59,6 +60,9 @@ public final class PolicyBackOff implements BackOff {
 	 */
 	public static final class Cycle implements BackOffExecution {
 
+		/** What {@link #nextBackOffUnlessRefused()} returns when the budget refused the retry: the cycle is still open. */
+		public static final long REFUSED = -2;
+
 		private final BackoffCall call;
 
 		private @Nullable Throwable failure;
@@ -74,6 +78,21 @@ public final class PolicyBackOff implements BackOff {
 
 		@Override
 		public long nextBackOff() {
+			return next(false);
+		}
+
+		/**
+		 * As {@link #nextBackOff()}, except when the policy's retry budget refuses the retry:
+		 * then the cycle stays open and this returns {@link #REFUSED}, for an integration that
+		 * holds the work back until the downstream recovers (a Kafka listener's outage), and ends
+		 * the cycle later with {@link #succeeded}, or by asking again.
+		 * @return the wait in milliseconds, {@link BackOffExecution#STOP}, or {@link #REFUSED}
+		 */
+		public long nextBackOffUnlessRefused() {
+			return next(true);
+		}
+
+		private long next(boolean holdWhenRefused) {
 			if (this.call.isEnded()) {
 				return STOP;
 			}
@@ -82,6 +101,9 @@ public final class PolicyBackOff implements BackOff {
 			this.failure = null;
 			Duration delay = this.call.nextDelay(failure);
 			if (delay == null) {
+				if (holdWhenRefused && this.call.getOutcome() == Outcome.BUDGET_EXHAUSTED) {
+					return REFUSED;
+				}
 				this.call.end(failure);
 				return STOP;
 			}
