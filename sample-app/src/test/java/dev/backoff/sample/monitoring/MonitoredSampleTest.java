@@ -15,7 +15,8 @@ import org.springframework.test.context.TestPropertySource;
 /**
  * The sample as {@link SampleAppTest} starts it, with a Kafka listener under a policy with a
  * budget ({@link QuoteLedger}) on an in-JVM broker, so that the monitoring tests' traffic has
- * an outage of a consumer too. One context, shared by the monitoring tests.
+ * an outage of a consumer too. One context, shared by the monitoring tests, on the JVM only:
+ * Spring Kafka's {@link EmbeddedKafka} is {@code @DisabledInAotMode}.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
