@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.backoff.Backoff;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.BackoffFailureAnalyzer;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint;
 import dev.backoff.autoconfigure.actuate.BackoffEndpointAutoConfiguration;
 import dev.backoff.autoconfigure.actuate.ListenerStates.ListenerDescriptor;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -117,8 +119,9 @@ class BackoffKafkaOutageTests {
 				.until(() -> held(context).size() == 3);
 			assertThat(downstream.calls.get() - callsWhenHeld).as("calls during the outage").isBetween(1, 11);
 			assertThat(recorded.probes(false)).isPositive();
+			// Back within a few probes and a ramp: far less than the container's 5 s poll timeout.
 			downstream.up.set(true);
-			Awaitility.await().atMost(WITHIN).until(() -> downstream.processed.size() == 30);
+			Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> downstream.processed.size() == 30);
 			assertThat(downstream.recovered).as("recovered").isEmpty();
 			assertThat(downstream.revoked).as("partitions revoked").isEmpty();
 			assertThat(recorded.paused).containsExactlyInAnyOrderElementsOf(partitions("outage-three"));
@@ -132,7 +135,15 @@ class BackoffKafkaOutageTests {
 			assertThat(held(context)).isEmpty();
 			assertThat(context.getBean(BackoffEndpoint.class).policies().listeners())
 				.containsEntry("down", new ListenerDescriptor("down", List.of(), null));
+			// Told on the consumers' threads, at their next poll.
+			Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> recorded.resumed.size() == 3);
 			assertThat(recorded.resumed).containsExactlyInAnyOrderElementsOf(partitions("outage-three"));
+			// Nothing stays paused once the outage is over: new records on every partition come at once, not
+			// after the container's 5 s poll timeout.
+			for (int i = 0; i < 3; i++) {
+				context.getBean(KafkaTemplate.class).send("outage-three", i, null, "after-" + i);
+			}
+			Awaitility.await().atMost(Duration.ofSeconds(2)).until(() -> downstream.processed.size() == 33);
 		});
 	}
 
@@ -282,6 +293,17 @@ class BackoffKafkaOutageTests {
 			.rootCause()
 			.isInstanceOfSatisfying(BackoffConfigurationException.class,
 					(ex) -> assertThat(ex.getProperty()).isEqualTo("backoff.kafka.outage-max-pause")));
+		on("outage-three", "backoff.kafka.outage=pauze").run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new BackoffFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("backoff.kafka.outage", "pauze",
+					"must be one of pause, dead-letter");
+		});
+		on("outage-three", "backoff.kafka.outage-probe-dealy=100ms").run((context) -> assertThat(context).hasFailed()
+			.getFailure()
+			.rootCause()
+			.isInstanceOfSatisfying(BackoffConfigurationException.class, (ex) -> assertThat(ex.getAction())
+				.startsWith("Did you mean backoff.kafka.outage-probe-delay? ")));
 	}
 
 	private static MessageListenerContainer assigned(AssertableApplicationContext context, int partitions) {

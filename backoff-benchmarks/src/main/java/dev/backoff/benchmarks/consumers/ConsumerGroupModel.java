@@ -1,5 +1,6 @@
 package dev.backoff.benchmarks.consumers;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
@@ -8,6 +9,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.RetryBudget;
 import dev.backoff.benchmarks.consumers.ConsumerRetries.Cycle;
 import dev.backoff.benchmarks.consumers.ConsumerRetries.Variant;
+import dev.backoff.spring.kafka.OutageGate;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.backoff.BackOffExecution;
@@ -98,6 +100,25 @@ public final class ConsumerGroupModel {
 
 		/**
 		 * @param scenario the scenario of the run
+		 * @return the group's lag when the downstream recovers
+		 */
+		public int backlog(Scenario scenario) {
+			return this.lagPerTick[(int) (scenario.outageEndMs() / scenario.tickMs()) - 1];
+		}
+
+		/**
+		 * The shortest drain the downstream's capacity allows: the backlog at recovery over what
+		 * the capacity leaves beside the arriving records.
+		 * @param scenario the scenario of the run
+		 * @return the backlog ÷ (capacity − arrival rate), in milliseconds
+		 */
+		public double minDrainMs(Scenario scenario) {
+			double capacityPerSecond = scenario.capacityPerTick() * 1000 / scenario.tickMs();
+			return backlog(scenario) * 1000 / (capacityPerSecond - scenario.consumers() * scenario.arrivalsPerSecond());
+		}
+
+		/**
+		 * @param scenario the scenario of the run
 		 * @return the peak after recovery as a multiple of the downstream's capacity
 		 */
 		public double peakLoad(Scenario scenario) {
@@ -114,226 +135,34 @@ public final class ConsumerGroupModel {
 	 * @return the figures of the run
 	 */
 	public static Result run(Scenario scenario, Variant variant, long seed) {
-		return new Run(scenario, variant, seed).simulate();
+		return run(scenario, variant, seed, MAX_PAUSE, PausingBreaker.Settings.DEFAULTS);
 	}
 
-	/** The state of one run. */
-	private static final class Run {
-
-		private final Scenario scenario;
-
-		private final Variant variant;
-
-		private final @Nullable BackoffPolicy policy;
-
-		private final double[][] arrivals;
-
-		private final int[] arrivedByTick;
-
-		private final SplittableRandom[] jitter;
-
-		private final BackoffExecutor[] executors;
-
-		private final @Nullable RetryBudget[] budgets;
-
-		/** Per consumer: the record it handles (an index into its arrivals), its cycle, its deliveries. */
-		private final int[] record;
-
-		private final @Nullable Cycle[] cycles;
-
-		private final int[] deliveries;
-
-		/** Per consumer: when it makes its next delivery; infinite when its partition has no more records. */
-		private final double[] next;
-
-		private final int[] callsPerTick;
-
-		private final int[] lagPerTick;
-
-		private int sampledTicks;
-
-		private double now;
-
-		private long records;
-
-		private long calls;
-
-		private long outageCalls;
-
-		private long deadLettered;
-
-		private int maxDeliveries;
-
-		private int minDeadLetterDeliveries = Integer.MAX_VALUE;
-
-		private int maxDeadLetterDeliveries;
-
-		Run(Scenario scenario, Variant variant, long seed) {
-			this.scenario = scenario;
-			this.variant = variant;
-			this.policy = variant.policy();
-			int consumers = scenario.consumers();
-			int ticks = scenario.ticks();
-			SplittableRandom root = new SplittableRandom(seed);
-			this.arrivals = new double[consumers][];
-			this.arrivedByTick = new int[ticks];
-			for (int consumer = 0; consumer < consumers; consumer++) {
-				this.arrivals[consumer] = arrivals(root.split());
-			}
-			for (int tick = 1; tick < ticks; tick++) {
-				this.arrivedByTick[tick] += this.arrivedByTick[tick - 1];
-			}
-			this.jitter = new SplittableRandom[consumers];
-			this.executors = new BackoffExecutor[consumers];
-			for (int consumer = 0; consumer < consumers; consumer++) {
-				// Each consumer draws its waits from its own generator, as each has its own back-off.
-				SplittableRandom random = root.split();
-				this.jitter[consumer] = random;
-				this.executors[consumer] = BackoffExecutor.builder()
-					.clock(() -> (long) (this.now * 1e6))
-					.randomSource(() -> random)
-					.build();
-			}
-			int instances = (consumers + scenario.consumersPerInstance() - 1) / scenario.consumersPerInstance();
-			this.budgets = new RetryBudget[instances];
-			for (int instance = 0; instance < instances; instance++) {
-				this.budgets[instance] = variant.hasBudget() ? RetryBudget.defaults() : null;
-			}
-			this.record = new int[consumers];
-			this.cycles = new Cycle[consumers];
-			this.deliveries = new int[consumers];
-			this.next = new double[consumers];
-			for (int consumer = 0; consumer < consumers; consumer++) {
-				this.next[consumer] = (this.arrivals[consumer].length > 0) ? this.arrivals[consumer][0]
-						: Double.POSITIVE_INFINITY;
-			}
-			this.callsPerTick = new int[ticks];
-			this.lagPerTick = new int[ticks];
-		}
-
-		/** A partition's arrival times; counts them per tick into {@code arrivedByTick}, summed up later. */
-		private double[] arrivals(SplittableRandom random) {
-			double meanGapMs = 1000 / this.scenario.arrivalsPerSecond();
-			double[] times = new double[16];
-			int count = 0;
-			double time = meanGapMs * random.nextExponential();
-			while (time < this.scenario.durationMs()) {
-				if (count == times.length) {
-					times = Arrays.copyOf(times, count * 2);
-				}
-				times[count++] = time;
-				this.arrivedByTick[(int) (time / this.scenario.tickMs())]++;
-				time += meanGapMs * random.nextExponential();
-			}
-			return Arrays.copyOf(times, count);
-		}
-
-		Result simulate() {
-			while (true) {
-				int consumer = soonest();
-				double time = this.next[consumer];
-				if (time >= this.scenario.durationMs()) {
-					break;
-				}
-				sampleLagUntil(time);
-				this.now = time;
-				deliver(consumer);
-			}
-			sampleLagUntil(Double.POSITIVE_INFINITY);
-			int recovered = (int) (this.scenario.outageEndMs() / this.scenario.tickMs());
-			int peak = Arrays.stream(this.callsPerTick, recovered, this.callsPerTick.length).max().orElse(0);
-			return new Result(this.records, this.calls, this.outageCalls, peak, drainMs(recovered),
-					this.deadLettered, this.maxDeliveries,
-					(this.deadLettered > 0) ? this.minDeadLetterDeliveries : 0, this.maxDeadLetterDeliveries,
-					this.callsPerTick, this.lagPerTick);
-		}
-
-		/** The consumer whose next delivery comes first; the lowest index among equals. */
-		private int soonest() {
-			int soonest = 0;
-			for (int consumer = 1; consumer < this.next.length; consumer++) {
-				if (this.next[consumer] < this.next[soonest]) {
-					soonest = consumer;
-				}
-			}
-			return soonest;
-		}
-
-		/** One delivery of the consumer's record: one call, its answer, and what the consumer does next. */
-		private void deliver(int consumer) {
-			Cycle cycle = this.cycles[consumer];
-			if (cycle == null) {
-				BackoffPolicy policy = this.policy;
-				cycle = (policy != null) ? ConsumerRetries.backoff(this.executors[consumer], policy,
-						this.budgets[consumer / this.scenario.consumersPerInstance()])
-						: ConsumerRetries.spring(this.variant, this.jitter[consumer]);
-				this.cycles[consumer] = cycle;
-			}
-			this.deliveries[consumer]++;
-			this.calls++;
-			int tick = (int) (this.now / this.scenario.tickMs());
-			int callsThisTick = ++this.callsPerTick[tick];
-			boolean succeeded;
-			if (this.now < this.scenario.outageStartMs()) {
-				succeeded = true;
-			}
-			else if (this.now < this.scenario.outageEndMs()) {
-				this.outageCalls++;
-				succeeded = false;
-			}
-			else {
-				succeeded = callsThisTick <= this.scenario.capacityPerTick();
-			}
-			double done = this.now + this.scenario.callMs();
-			if (succeeded) {
-				cycle.succeeded();
-				finish(consumer, done);
-				return;
-			}
-			long wait = cycle.failed();
-			if (wait == BackOffExecution.STOP) {
-				this.deadLettered++;
-				this.minDeadLetterDeliveries = Math.min(this.minDeadLetterDeliveries, this.deliveries[consumer]);
-				this.maxDeadLetterDeliveries = Math.max(this.maxDeadLetterDeliveries, this.deliveries[consumer]);
-				finish(consumer, done);
-			}
-			else {
-				// Seek and redeliver: the partition waits, blocked by this record.
-				this.next[consumer] = done + wait;
-			}
-		}
-
-		/** The record is done: the consumer moves to its partition's next record, when it has arrived. */
-		private void finish(int consumer, double done) {
-			this.records++;
-			this.maxDeliveries = Math.max(this.maxDeliveries, this.deliveries[consumer]);
-			this.deliveries[consumer] = 0;
-			this.cycles[consumer] = null;
-			int next = ++this.record[consumer];
-			double[] arrivals = this.arrivals[consumer];
-			this.next[consumer] = (next < arrivals.length) ? Math.max(done, arrivals[next]) : Double.POSITIVE_INFINITY;
-		}
-
-		/** Records the group's lag at the end of every tick that ends before {@code time}. */
-		private void sampleLagUntil(double time) {
-			while (this.sampledTicks < this.lagPerTick.length
-					&& (this.sampledTicks + 1) * this.scenario.tickMs() <= time) {
-				this.lagPerTick[this.sampledTicks] = (int) (this.arrivedByTick[this.sampledTicks] - this.records);
-				this.sampledTicks++;
-			}
-		}
-
-		/** From the first tick that ends after recovery: when the lag is back to one record per consumer. */
-		private double drainMs(int recovered) {
-			for (int tick = recovered; tick < this.lagPerTick.length; tick++) {
-				double end = (tick + 1) * this.scenario.tickMs();
-				if (end > this.scenario.outageEndMs() && this.lagPerTick[tick] <= this.scenario.consumers()) {
-					return end - this.scenario.outageEndMs();
-				}
-			}
-			return Double.NaN;
-		}
-
+	/**
+	 * Runs the scenario once, with outage mode's longest pause and the breaker's settings as given.
+	 * @param scenario what is simulated
+	 * @param variant how the consumers retry
+	 * @param seed seeds the arrivals and each consumer's jitter
+	 * @param maxPause outage mode's {@code outage-max-pause}
+	 * @param breaker the circuit breaker's settings
+	 * @return the figures of the run
+	 */
+	static Result run(Scenario scenario, Variant variant, long seed, Duration maxPause,
+			PausingBreaker.Settings breaker) {
+		ConsumerGroupRun run = (variant.isOutageMode() || variant.isCircuitBreaker())
+				? new PausingRun(scenario, variant, seed, maxPause, breaker)
+				: new ConsumerGroupRun(scenario, variant, seed);
+		return run.simulate();
 	}
+
+	/** Outage mode's first pause: {@code backoff.kafka.outage-probe-delay}'s default. */
+	static final Duration PROBE_DELAY = Duration.ofSeconds(1);
+
+	/** Outage mode's longest pause: {@code backoff.kafka.outage-max-pause}'s default. */
+	static final Duration MAX_PAUSE = Duration.ofSeconds(30);
+
+	/** How soon a record whose call the breaker did not permit is redelivered, at the least: one poll. */
+	static final double POLL_MS = 1;
+
 
 }

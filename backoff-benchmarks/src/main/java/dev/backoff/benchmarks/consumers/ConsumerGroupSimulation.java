@@ -2,6 +2,8 @@ package dev.backoff.benchmarks.consumers;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,7 +37,12 @@ public final class ConsumerGroupSimulation {
 	/** The width of a step of the time series in the CSV and the chart. */
 	static final double STEP_MS = 1000;
 
-	private static final String[] COLORS = { "#d62728", "#ff7f0e", "#1f77b4", "#17becf", "#2ca02c", "#9467bd" };
+	/** Outage mode's longest pauses compared in the second table: the default, and two shorter. */
+	static final List<Duration> MAX_PAUSES = List.of(ConsumerGroupModel.MAX_PAUSE, Duration.ofSeconds(10),
+			Duration.ofSeconds(5));
+
+	private static final String[] COLORS = { "#d62728", "#ff7f0e", "#1f77b4", "#17becf", "#2ca02c", "#9467bd", "#000000",
+			"#8c564b" };
 
 	private ConsumerGroupSimulation() {
 	}
@@ -53,6 +60,8 @@ public final class ConsumerGroupSimulation {
 		Runs.write(runsCsv, runsCsv(results));
 		Runs.write(svg, svg(scenario, results, runs));
 		System.out.println(table(scenario, results));
+		System.out.println(maxPauseTable(scenario, simulateMaxPauses(scenario, results)));
+		System.out.println(breakerTable(scenario, results, simulateBreakerRecipe(scenario, results)));
 		System.out.printf(Locale.ROOT, "%d runs per variant, %.1f s; wrote %s, %s and %s%n", runs, seconds, seriesCsv,
 				runsCsv, svg);
 	}
@@ -60,6 +69,56 @@ public final class ConsumerGroupSimulation {
 	static Map<Variant, List<Result>> simulate(Scenario scenario, int runs) {
 		return Runs.simulate(Variant.class, List.of(Variant.values()), runs,
 				(variant, seed) -> ConsumerGroupModel.run(scenario, variant, seed));
+	}
+
+	/** Outage mode's runs with each of {@link #MAX_PAUSES} but the default, which {@code results} holds. */
+	static Map<Duration, List<Result>> simulateMaxPauses(Scenario scenario, Map<Variant, List<Result>> results) {
+		Map<Duration, List<Result>> byMaxPause = new LinkedHashMap<>();
+		for (Duration maxPause : MAX_PAUSES) {
+			byMaxPause.put(maxPause, maxPause.equals(ConsumerGroupModel.MAX_PAUSE) ? results.get(Variant.OUTAGE)
+					: IntStream.range(0, results.get(Variant.OUTAGE).size()).parallel()
+						.mapToObj((seed) -> ConsumerGroupModel.run(scenario, Variant.OUTAGE, seed, maxPause,
+								PausingBreaker.Settings.DEFAULTS))
+						.toList());
+		}
+		return byMaxPause;
+	}
+
+	/** The breaker's runs with a recipe's settings: as many as {@code results} holds with the defaults. */
+	static List<Result> simulateBreakerRecipe(Scenario scenario, Map<Variant, List<Result>> results) {
+		return IntStream.range(0, results.get(Variant.BREAKER).size()).parallel()
+			.mapToObj((seed) -> ConsumerGroupModel.run(scenario, Variant.BREAKER, seed, ConsumerGroupModel.MAX_PAUSE,
+					PausingBreaker.Settings.RECIPE))
+			.toList();
+	}
+
+	/** The breaker with Resilience4j's defaults and with a recipe's settings. */
+	static String breakerTable(Scenario scenario, Map<Variant, List<Result>> results, List<Result> recipe) {
+		StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+				"| Resilience4j circuit breaker, median of %d runs | calls per second during the outage | peak after "
+						+ "recovery | backlog drained | records sent to the dead-letter topic |%n|---|---:|---:|---:|---:|%n",
+				recipe.size()));
+		Map<String, List<Result>> rows = new LinkedHashMap<>();
+		rows.put("published defaults (window 100, 100 calls, 60 s open, 10 half-open)", results.get(Variant.BREAKER));
+		rows.put("a recipe's (window 10, 5 calls, 30 s open, 3 half-open)", recipe);
+		rows.forEach((settings, runs) -> out.append(String.format(Locale.ROOT, "| %s | %.1f | %.2f× | %s | %,.0f |%n",
+				settings, Runs.median(runs, (run) -> run.outageCalls() / scenario.outageSeconds()),
+				Runs.median(runs, (run) -> run.peakLoad(scenario)), drained(scenario, runs),
+				Runs.median(runs, Result::deadLettered))));
+		return out.toString();
+	}
+
+	/** Outage mode by its longest pause: the calls during the outage against the drain. */
+	static String maxPauseTable(Scenario scenario, Map<Duration, List<Result>> byMaxPause) {
+		int runs = byMaxPause.values().iterator().next().size();
+		StringBuilder out = new StringBuilder(String.format(Locale.ROOT,
+				"| outage mode, median of %d runs | calls per second during the outage | peak after recovery | backlog drained |%n"
+						+ "|---|---:|---:|---:|%n", runs));
+		byMaxPause.forEach((maxPause, maxPauseRuns) -> out.append(String.format(Locale.ROOT,
+				"| `outage-max-pause: %ds` | %.1f | %.2f× | %s |%n", maxPause.toSeconds(),
+				Runs.median(maxPauseRuns, (run) -> run.outageCalls() / scenario.outageSeconds()),
+				Runs.median(maxPauseRuns, (run) -> run.peakLoad(scenario)), drained(scenario, maxPauseRuns))));
+		return out.toString();
 	}
 
 	static String table(Scenario scenario, Map<Variant, List<Result>> results) {
@@ -77,7 +136,8 @@ public final class ConsumerGroupSimulation {
 				(variantRuns) -> String.format(Locale.ROOT, "%.0f (%.2f×)",
 						Runs.median(variantRuns, Result::peakCallsPerTick),
 						Runs.median(variantRuns, (run) -> run.peakLoad(scenario))));
-		row(out, "backlog drained, after recovery", results, (variantRuns) -> drained(variantRuns));
+		row(out, "backlog drained, after recovery (× the capacity-limited minimum)", results,
+				(variantRuns) -> drained(scenario, variantRuns));
 		row(out, "records sent to the dead-letter topic", results,
 				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", Runs.median(variantRuns, Result::deadLettered)));
 		row(out, "downstream calls, in all", results,
@@ -87,13 +147,20 @@ public final class ConsumerGroupSimulation {
 		return out.toString();
 	}
 
-	/** The median drain time in seconds, and how many runs never drained, if any. */
-	private static String drained(List<Result> runs) {
+	/**
+	 * The median drain time in seconds, as a multiple of the capacity-limited minimum when there
+	 * was a backlog (more than a record per consumer), and how many runs never drained, if any.
+	 */
+	private static String drained(Scenario scenario, List<Result> runs) {
 		long never = runs.stream().filter((run) -> Double.isNaN(run.drainMs())).count();
 		if (never == runs.size()) {
 			return "never";
 		}
 		String median = String.format(Locale.ROOT, "%.1f s", Runs.median(runs, Result::drainMs) / 1000);
+		if (Runs.median(runs, (run) -> run.backlog(scenario)) > scenario.consumers()) {
+			median += String.format(Locale.ROOT, " (%.2f×)",
+					Runs.median(runs, (run) -> run.drainMs() / run.minDrainMs(scenario)));
+		}
 		return (never > 0) ? median + String.format(Locale.ROOT, " (%d never)", never) : median;
 	}
 
@@ -159,7 +226,7 @@ public final class ConsumerGroupSimulation {
 	}
 
 	static String svg(Scenario scenario, Map<Variant, List<Result>> results, int runs) {
-		Chart chart = new Chart(1000, 470, String.format(Locale.ROOT,
+		Chart chart = new Chart(1000, 490, String.format(Locale.ROOT,
 				"A consumer group during an outage, simulated: %d consumers; every call fails for %.0f s, "
 						+ "then %,.0f calls/s succeed; means of %d runs",
 				scenario.consumers(), scenario.outageSeconds(), scenario.capacityPerTick() * 1000 / scenario.tickMs(),

@@ -8,6 +8,7 @@ import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
+import dev.backoff.Outcome;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +36,9 @@ public final class ConsumerRetries {
 
 	/** The exponential variants' cap. */
 	public static final Duration MAX_DELAY = Duration.ofSeconds(30);
+
+	/** What a cycle's {@code failed()} returns when the retry budget refused the retry. */
+	static final long REFUSED = -2;
 
 	/** Framework 7's {@code ExponentialBackOff} jitter, in milliseconds, at the first interval. */
 	public static final long FRAMEWORK_JITTER_MS = 500;
@@ -64,7 +68,19 @@ public final class ConsumerRetries {
 		DECORRELATED("decorrelated jitter", Jitter.DECORRELATED, false),
 
 		/** Backoff's policy with decorrelated jitter and a default retry budget per instance. */
-		DECORRELATED_BUDGET("decorrelated jitter, budget", Jitter.DECORRELATED, true);
+		DECORRELATED_BUDGET("decorrelated jitter, budget", Jitter.DECORRELATED, true),
+
+		/**
+		 * {@link #FULL_BUDGET} in outage mode: a record whose retry the budget refuses is not
+		 * dead-lettered; its partition is held by the instance's {@code OutageGate}.
+		 */
+		OUTAGE("outage mode", Jitter.FULL, true),
+
+		/**
+		 * Resilience4j's pattern: Spring Kafka's default {@code FixedBackOff(0, 9)} behind a
+		 * circuit breaker per instance that pauses the whole container ({@link PausingBreaker}).
+		 */
+		BREAKER("Resilience4j circuit breaker", null, false);
 
 		private final String label;
 
@@ -88,6 +104,16 @@ public final class ConsumerRetries {
 			return this.budget;
 		}
 
+		/** @return whether a refused retry holds the record's partition instead of dead-lettering the record */
+		public boolean isOutageMode() {
+			return this == OUTAGE;
+		}
+
+		/** @return whether a circuit breaker per instance pauses its container */
+		public boolean isCircuitBreaker() {
+			return this == BREAKER;
+		}
+
 		/** @return Backoff's policy of this variant, or {@code null} for Spring's back-offs */
 		public @Nullable BackoffPolicy policy() {
 			Jitter jitter = this.jitter;
@@ -107,7 +133,8 @@ public final class ConsumerRetries {
 
 		/**
 		 * @return the wait in milliseconds before the record's next delivery, or
-		 * {@link BackOffExecution#STOP} to send it to the dead-letter topic
+		 * {@link BackOffExecution#STOP} to send it to the dead-letter topic ({@link #REFUSED}
+		 * when the budget refused the retry)
 		 */
 		long failed();
 
@@ -138,7 +165,7 @@ public final class ConsumerRetries {
 			public long failed() {
 				BackOffExecution execution = this.execution;
 				if (execution == null) {
-					execution = (variant == Variant.FIXED) ? new FixedBackOff(0, MAX_ATTEMPTS - 1).start()
+					execution = (variant == Variant.FIXED || variant == Variant.BREAKER) ? new FixedBackOff(0, MAX_ATTEMPTS - 1).start()
 							: new SeededJitter(frameworkBackOff(0).start(), random);
 					this.execution = execution;
 				}
@@ -167,7 +194,7 @@ public final class ConsumerRetries {
 				Duration delay = call.nextDelay(failure);
 				if (delay == null) {
 					call.end(failure);
-					return BackOffExecution.STOP;
+					return (call.getOutcome() == Outcome.BUDGET_EXHAUSTED) ? REFUSED : BackOffExecution.STOP;
 				}
 				call.beginAttempt();
 				return delay.toMillis();

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -13,6 +15,7 @@ import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Result;
 import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Scenario;
 import dev.backoff.benchmarks.consumers.ConsumerRetries.SeededJitter;
 import dev.backoff.benchmarks.consumers.ConsumerRetries.Variant;
+import dev.backoff.benchmarks.simulation.Runs;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.util.backoff.BackOffExecution;
@@ -28,11 +31,32 @@ class ConsumerGroupModelTests {
 	private static final Map<Variant, List<Result>> DOCS_RESULTS = ConsumerGroupSimulation.simulate(SCENARIO,
 			ConsumerGroupSimulation.DOCS_RUNS);
 
+	/** The breaker's runs with a recipe's settings, for the third table. */
+	private static final List<Result> BREAKER_RECIPE_RESULTS = ConsumerGroupSimulation.simulateBreakerRecipe(SCENARIO,
+			DOCS_RESULTS);
+
+	/** Outage mode's runs by its longest pause, for the second table. */
+	private static final Map<Duration, List<Result>> MAX_PAUSE_RESULTS = ConsumerGroupSimulation
+		.simulateMaxPauses(SCENARIO, DOCS_RESULTS);
+
 	@Test
 	void theDocsShowTheTableTheSimulationPrints() throws IOException {
 		// Seeded: the docs' medians of DOCS_RUNS runs come out the same on every machine.
 		String docs = Files.readString(Path.of("../docs/benchmarks.md"), StandardCharsets.UTF_8);
 		assertThat(docs).contains(ConsumerGroupSimulation.table(SCENARIO, DOCS_RESULTS));
+		assertThat(docs).contains(ConsumerGroupSimulation.maxPauseTable(SCENARIO, MAX_PAUSE_RESULTS));
+		assertThat(docs).contains(ConsumerGroupSimulation.breakerTable(SCENARIO, DOCS_RESULTS, BREAKER_RECIPE_RESULTS));
+	}
+
+	@Test
+	void aShorterMaxPauseDrainsSoonerForMoreProbes() {
+		List<List<Result>> runs = List.copyOf(MAX_PAUSE_RESULTS.values());
+		for (int shorter = 1; shorter < runs.size(); shorter++) {
+			assertThat(Runs.median(runs.get(shorter), Result::drainMs))
+				.isLessThan(Runs.median(runs.get(shorter - 1), Result::drainMs));
+			assertThat(Runs.median(runs.get(shorter), Result::outageCalls))
+				.isGreaterThan(Runs.median(runs.get(shorter - 1), Result::outageCalls));
+		}
 	}
 
 	@Test
@@ -121,6 +145,68 @@ class ConsumerGroupModelTests {
 			// Every consumer delivers back to back: 50 calls per second each, 5 times the steady load.
 			assertThat(run.outageCalls() / SCENARIO.outageSeconds()).isCloseTo(2_500, within(25.0));
 			assertThat(run.peakLoad(SCENARIO)).isEqualTo(2.5);
+		}
+	}
+
+	@Test
+	void outageModeDeadLettersNothingAndOnlyProbesOncePaused() {
+		double recordsPerSecond = SCENARIO.consumers() * SCENARIO.arrivalsPerSecond();
+		int instances = SCENARIO.consumers() / SCENARIO.consumersPerInstance();
+		int firstSecond = (int) ((SCENARIO.outageStartMs() + 1000) / SCENARIO.tickMs());
+		int recovered = (int) (SCENARIO.outageEndMs() / SCENARIO.tickMs());
+		double pausedSeconds = SCENARIO.outageSeconds() - 1;
+		for (Result run : DOCS_RESULTS.get(Variant.OUTAGE)) {
+			// The targets: no record of the outage dead-lettered, and at most 1 % of the
+			// record rate reaching the failing downstream.
+			assertThat(run.deadLettered()).isZero();
+			assertThat(run.outageCalls() / SCENARIO.outageSeconds()).isLessThanOrEqualTo(0.01 * recordsPerSecond);
+			// Once the budgets have refused (within a second), a probe per instance per pause of at least probeDelay.
+			int paused = Arrays.stream(run.callsPerTick(), firstSecond, recovered).sum();
+			assertThat(paused).isLessThanOrEqualTo((int) (instances * pausedSeconds
+					/ ConsumerGroupModel.PROBE_DELAY.toSeconds()));
+			// The probes go round each instance's held partitions: no record is probed more than
+			// a few times, though nothing of the outage counts toward its max attempts.
+			assertThat(run.maxDeliveries()).isLessThanOrEqualTo(ConsumerRetries.MAX_ATTEMPTS);
+		}
+	}
+
+	@Test
+	void outageModeRampsTheRecoveryNearItsCapacityAndDrainsSoonerThanABlockedPartition() {
+		// The targets, 1.0× the capacity at the peak and 1.2× the capacity-limited
+		// minimum for the drain, are not met (docs/benchmarks.md says why): asserted here is what
+		// outage mode achieves, against the same policy without outage mode and without a budget.
+		for (int seed = 0; seed < ConsumerGroupSimulation.DOCS_RUNS; seed++) {
+			Result run = DOCS_RESULTS.get(Variant.OUTAGE).get(seed);
+			Result blocked = DOCS_RESULTS.get(Variant.FULL).get(seed);
+			assertThat(run.peakLoad(SCENARIO)).isLessThanOrEqualTo(1.15).isLessThan(blocked.peakLoad(SCENARIO));
+			assertThat(run.drainMs()).isLessThanOrEqualTo(1.6 * run.minDrainMs(SCENARIO)).isLessThan(blocked.drainMs());
+			assertThat(run.backlog(SCENARIO)).isCloseTo(blocked.backlog(SCENARIO), within(500));
+		}
+	}
+
+	@Test
+	void aCircuitBreakerPausingTheWholeConsumerOpensOnHalfItsWindowAndResumesEveryConsumerAtOnce() {
+		int instances = SCENARIO.consumers() / SCENARIO.consumersPerInstance();
+		for (Result run : DOCS_RESULTS.get(Variant.BREAKER)) {
+			// Its window of 100 calls still holds the 50 successes before the outage: 50 failures open it.
+			int window = PausingBreaker.Settings.DEFAULTS.window();
+			assertThat(run.outageCalls()).isBetween((long) instances * window / 2,
+					(long) instances * (window / 2 + SCENARIO.consumersPerInstance()));
+			// Until then, Spring Kafka's default back-off sends records to the dead-letter topic.
+			assertThat(run.deadLettered()).isBetween(20L, 60L);
+			// Half-open after 60 s, closed after 10 calls: the whole container resumes at once.
+			assertThat(run.peakLoad(SCENARIO)).isGreaterThanOrEqualTo(2.0);
+		}
+	}
+
+	@Test
+	void withARecipesSettingsTheBreakersStayInStepAndTheBacklogNeverDrains() {
+		for (Result run : BREAKER_RECIPE_RESULTS) {
+			assertThat(run.drainMs()).isNaN();
+			assertThat(run.peakLoad(SCENARIO)).isGreaterThanOrEqualTo(1.5);
+			// Refused half-open calls spend Spring Kafka's ten immediate deliveries.
+			assertThat(run.deadLettered()).isGreaterThan(100);
+			assertThat(run.minDeadLetterDeliveries()).isEqualTo(ConsumerRetries.MAX_ATTEMPTS);
 		}
 	}
 

@@ -87,7 +87,7 @@ public class BackoffConfigurationException extends IllegalStateException {
 		String rule;
 		if (target.isEnum()) {
 			rule = "must be one of " + Arrays.stream(target.getEnumConstants())
-				.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT))
+				.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT).replace('_', '-'))
 				.collect(Collectors.joining(", "));
 		}
 		else if (target == Duration.class) {

@@ -12,6 +12,7 @@ import dev.backoff.NanoClock;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
 
+import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.MessageListenerContainer;
 
@@ -34,6 +35,8 @@ final class ConsumerPauses {
 
 	private final NanoClock clock;
 
+	private final boolean batch;
+
 	/** The partitions paused by Backoff, per consumer. */
 	private final Map<Consumer<?, ?>, Set<TopicPartition>> paused = new IdentityHashMap<>();
 
@@ -42,9 +45,15 @@ final class ConsumerPauses {
 
 	private long wakeAt;
 
+	/** The time the gate gave for its next change has not come yet, at this time: guarded by {@link #paused}. */
+	private boolean resumePending;
+
+	private long resumeAt;
+
 	ConsumerPauses(MessageListenerContainer container, OutageGate<TopicPartition> gate, KafkaOutages outages,
 			NanoClock clock) {
 		this.container = container;
+		this.batch = container.getContainerProperties().getMessageListener() instanceof BatchMessageListener<?, ?>;
 		this.gate = gate;
 		this.outages = outages;
 		this.clock = clock;
@@ -67,7 +76,7 @@ final class ConsumerPauses {
 
 	/**
 	 * Just before the consumer polls, on its thread: pauses the held partitions that someone
-	 * resumed, and resumes those the gate lets go, or one whose probe or paced record is due;
+	 * resumed, and resumes those the gate lets go, or those whose probe or paced record is due;
 	 * never one the application paused.
 	 */
 	void beforePoll(Consumer<?, ?> consumer) {
@@ -77,7 +86,18 @@ final class ConsumerPauses {
 			ours = (ours != null) ? new HashSet<>(ours) : Set.of();
 		}
 		Set<TopicPartition> held = this.gate.held();
-		boolean due = this.gate.nanosUntilNextChange() == 0;
+		long now = this.clock.nanoTime();
+		long change = this.gate.nanosUntilNextChange();
+		boolean due;
+		synchronized (this.paused) {
+			// Due when the gate says now, or once the time it gave has come: while it paces a ramp it keeps the
+			// next record for the partition that waited longest, and names no time for the others.
+			due = change == 0 || (this.resumePending && now - this.resumeAt >= 0);
+			if (!due && change > 0 && !this.resumePending) {
+				this.resumePending = true;
+				this.resumeAt = now + change;
+			}
+		}
 		Set<TopicPartition> assigned = consumer.assignment();
 		Set<TopicPartition> pausedNow = consumer.paused();
 		List<TopicPartition> toPause = new ArrayList<>();
@@ -87,8 +107,9 @@ final class ConsumerPauses {
 				release(consumer, partition);
 			}
 			else if (!held.contains(partition) || due) {
-				// One at a time when the gate is due: a batch then holds at most one probe.
-				due = false;
+				// The gate picks the probe among the records polled. A batch asks for each of its partitions at
+				// once, so a batch listener's are resumed one at a time: a batch then holds at most one probe.
+				due = due && !this.batch;
 				if (!applicationPaused(partition)) {
 					toResume.add(partition);
 					release(consumer, partition);
@@ -103,6 +124,9 @@ final class ConsumerPauses {
 		}
 		if (!toResume.isEmpty()) {
 			consumer.resume(toResume);
+			synchronized (this.paused) {
+				this.resumePending = false;
+			}
 		}
 		long next = this.gate.nanosUntilNextChange();
 		if (next > 0) {
@@ -134,13 +158,17 @@ final class ConsumerPauses {
 			}
 			this.wakePending = false;
 		}
-		Set<TopicPartition> held = this.gate.held();
+		// Ours, not only the held ones: a ramp ends by itself, and its paused partitions are then resumed.
+		Set<TopicPartition> ours = new HashSet<>();
+		synchronized (this.paused) {
+			this.paused.values().forEach(ours::addAll);
+		}
 		List<MessageListenerContainer> containers = (this.container instanceof ConcurrentMessageListenerContainer<?, ?> concurrent)
 				? new ArrayList<>(concurrent.getContainers()) : List.of(this.container);
 		for (MessageListenerContainer child : containers) {
 			Collection<TopicPartition> assigned = child.getAssignedPartitions();
 			TopicPartition partition = (assigned != null)
-					? held.stream().filter(assigned::contains).findFirst().orElse(null) : null;
+					? ours.stream().filter(assigned::contains).findFirst().orElse(null) : null;
 			if (partition != null && !child.isPartitionPauseRequested(partition)) {
 				// A partition the application did not pause: its resume changes nothing but wakes the poll.
 				child.resumePartition(partition);

@@ -51,6 +51,11 @@ final class KafkaListenerOutage {
 	/** Successes of the listener's records: a failure of a held partition after one is the record's own. */
 	private final AtomicLong successes = new AtomicLong();
 
+	private final long probeDelayNanos;
+
+	/** A look at the gate is scheduled: guarded by {@link #told}. */
+	private boolean checkPending;
+
 	/** The start of an outage whose partitions a rebalance revoked: it goes on when they are assigned again. */
 	private volatile long carriedStart;
 
@@ -69,6 +74,7 @@ final class KafkaListenerOutage {
 		this.outages = outages;
 		this.clock = clock;
 		this.gate = new OutageGate<>(probeDelay, maxPause, clock, random);
+		this.probeDelayNanos = probeDelay.toNanos();
 		this.pauses = new ConsumerPauses(container, this.gate, outages, clock);
 	}
 
@@ -93,7 +99,7 @@ final class KafkaListenerOutage {
 	}
 
 	boolean isHeld(TopicPartition partition) {
-		return this.gate.held().contains(partition);
+		return this.gate.isHeld(partition);
 	}
 
 	/**
@@ -240,6 +246,17 @@ final class KafkaListenerOutage {
 			});
 			if (held.isEmpty()) {
 				this.carried = false;
+			}
+			else if (!this.checkPending) {
+				// A gate lets its partitions go by itself, as time passes: look again, rather than at the next poll,
+				// which may be the container's poll timeout away.
+				this.checkPending = true;
+				this.outages.schedule(() -> {
+					synchronized (this.told) {
+						this.checkPending = false;
+					}
+					sync();
+				}, this.probeDelayNanos);
 			}
 		}
 		paused.forEach((partition) -> tell((listener) -> listener.paused(this.listenerId, this.policy, partition)));

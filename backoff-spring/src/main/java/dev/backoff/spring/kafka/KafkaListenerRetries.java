@@ -35,9 +35,10 @@ import org.springframework.util.backoff.FixedBackOff;
  * is not recovered: its partition is held ({@link KafkaListenerOutage}), the record is sought
  * back and left uncommitted, and its cycle stays open until it succeeds or is recovered. A
  * failure of a held partition's record counts toward the record's max-attempts only when it
- * is the record's own: other records of the listener succeeded since its last failure, or the
- * budget allows retries again; so a poison record still reaches the recoverer after exactly
- * max-attempts deliveries, and an outage's failed probes count for nothing.
+ * is the record's own: other records of the listener succeeded since its last failure, the
+ * budget allows retries again, or the policy never retries that failure; so a poison record
+ * still reaches the recoverer after exactly max-attempts deliveries, and an outage's failed
+ * probes count for nothing.
  */
 public final class KafkaListenerRetries implements RetryListener, RecordInterceptor<Object, Object> {
 
@@ -123,7 +124,8 @@ public final class KafkaListenerRetries implements RetryListener, RecordIntercep
 		TopicPartition partition = partition(record);
 		boolean held = outage.isHeld(partition);
 		Long before = this.failedAt.put(key, outage.successes());
-		boolean own = !held || (before != null && outage.successes() > before) || budgetAllowsRetries();
+		boolean own = !held || (before != null && outage.successes() > before) || budgetAllowsRetries()
+				|| !retryable(cause);
 		if (!own) {
 			// A failed probe, or a failure while the gate ramps: the outage's, not the record's.
 			outage.failed(partition);
@@ -154,6 +156,16 @@ public final class KafkaListenerRetries implements RetryListener, RecordIntercep
 	/** A record held back in a batch: the error handler's back-off seeks it back at once, without the recoverer. */
 	void decideNow(ConsumerRecord<?, ?> record) {
 		this.decided.put(key(record), 0L);
+	}
+
+	/** A failure the policy never retries is the record's own, whatever else fails. */
+	private boolean retryable(Throwable failure) {
+		try {
+			return this.backOff.getOperation().getPolicy().getRules().isRetryable(failure);
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
 	}
 
 	private boolean budgetAllowsRetries() {

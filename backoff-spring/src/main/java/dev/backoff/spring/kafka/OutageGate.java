@@ -26,8 +26,10 @@ import org.jspecify.annotations.Nullable;
  * <li><b>Pause.</b> Nothing is delivered for a pause drawn with {@link Jitter#DECORRELATED
  * decorrelated jitter}, Backoff's own formula, from {@code probeDelay} up to {@code maxPause},
  * growing with each failed probe.</li>
- * <li><b>Probe.</b> Then one record of one held partition may be delivered: the first
- * {@link #mayDeliver} asked. Its failure pauses again, longer; its success starts the ramp.</li>
+ * <li><b>Probe.</b> Then one record of one held partition may be delivered: of the partition
+ * first in line, or of any held partition once the first has let {@code probeDelay} pass
+ * without asking. Its failure pauses again, longer, and sends its partition to the back of the
+ * line, so that a poison record alone cannot keep the outage on; its success starts the ramp.</li>
  * <li><b>Ramp.</b> The held partitions' records are let through at a paced rate, not all at
  * once, which would meet a recovering downstream with every partition's backlog: from one
  * partition's pace, growing while nothing fails, cut by failures, fair among the partitions
@@ -82,6 +84,9 @@ public final class OutageGate<P> {
 	private @Nullable P probe;
 
 	private long probeSentNanos;
+
+	/** Whether a partition was refused the due probe because it was not first in line. */
+	private boolean waitingForFirst;
 
 	private @Nullable OutageRamp<P> ramp;
 
@@ -198,10 +203,12 @@ public final class OutageGate<P> {
 		long now = this.clock.nanoTime();
 		switch (this.phase) {
 			case PAUSED -> {
-				if (now - this.nextProbeNanos >= 0) {
+				long late = now - this.nextProbeNanos;
+				if (late >= 0 && (partition.equals(this.held.iterator().next()) || late >= this.probeDelayNanos)) {
 					sendProbe(partition, now);
 					return true;
 				}
+				this.waitingForFirst |= late >= 0;
 				return false;
 			}
 			case PROBING -> {
@@ -229,10 +236,20 @@ public final class OutageGate<P> {
 		long now = this.clock.nanoTime();
 		return switch (this.phase) {
 			case OPEN -> -1;
-			case PAUSED -> Math.max(0, this.nextProbeNanos - now);
+			case PAUSED -> (now - this.nextProbeNanos < 0) ? this.nextProbeNanos - now
+					: this.waitingForFirst ? Math.max(0, this.nextProbeNanos + this.probeDelayNanos - now) : 0;
 			case PROBING -> Math.max(0, this.probeSentNanos + this.maxPauseNanos - now);
 			case RAMPING -> ramping(now) ? ramp().nanosUntilToken(now) : -1;
 		};
+	}
+
+	/**
+	 * @param partition a partition
+	 * @return whether it is held now: whether its next delivery's failure is the gate's ({@link #failed})
+	 */
+	public synchronized boolean isHeld(P partition) {
+		ramping(this.clock.nanoTime());
+		return this.held.contains(partition);
 	}
 
 	/** @return the partitions held now */
@@ -259,6 +276,7 @@ public final class OutageGate<P> {
 		else if (this.phase == Phase.PROBING && partition.equals(this.probe)) {
 			this.probe = null;
 			this.phase = Phase.PAUSED;
+			this.waitingForFirst = false;
 			this.nextProbeNanos = this.clock.nanoTime();
 		}
 	}
@@ -288,8 +306,14 @@ public final class OutageGate<P> {
 			delays = this.pauses.delays(this.random.generator());
 			this.pauseDelays = delays;
 		}
+		P failedProbe = this.probe;
+		if (failedProbe != null && this.held.remove(failedProbe)) {
+			// To the back of the line: a poison record must not be the only probe of an outage.
+			this.held.add(failedProbe);
+		}
 		this.phase = Phase.PAUSED;
 		this.probe = null;
+		this.waitingForFirst = false;
 		this.ramp = null;
 		this.nextProbeNanos = now + delays.nextNanos();
 	}

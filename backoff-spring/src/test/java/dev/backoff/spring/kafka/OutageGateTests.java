@@ -46,6 +46,8 @@ class OutageGateTests {
 		assertThat(this.gate.inOutage()).isTrue();
 		assertThat(this.gate.outageStartNanos()).isEqualTo(start);
 		assertThat(this.gate.held()).containsExactly(1);
+		assertThat(this.gate.isHeld(1)).isTrue();
+		assertThat(this.gate.isHeld(2)).isFalse();
 		assertThat(this.gate.mayDeliver(1)).isFalse();
 		assertThat(this.gate.mayDeliver(2)).isTrue();
 		// Decorrelated jitter's first pause: uniform(probeDelay, 3 × probeDelay).
@@ -62,10 +64,33 @@ class OutageGateTests {
 		this.gate.refused(1);
 		this.gate.refused(2);
 		this.now.addAndGet(this.gate.nanosUntilNextChange());
-		assertThat(this.gate.mayDeliver(2)).isTrue();
-		assertThat(this.gate.mayDeliver(2)).isFalse();
+		assertThat(this.gate.mayDeliver(1)).isTrue();
 		assertThat(this.gate.mayDeliver(1)).isFalse();
+		assertThat(this.gate.mayDeliver(2)).isFalse();
 		assertThat(this.gate.held()).containsExactlyInAnyOrder(1, 2);
+	}
+
+	@Test
+	void aFailedProbesPartitionGoesToTheBackOfTheLineSoAPoisonRecordDoesNotProbeForever() {
+		this.gate.refused(1);
+		this.gate.refused(2);
+		this.now.addAndGet(this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(1)).isTrue();
+		this.gate.failed(1);
+		this.now.addAndGet(this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(1)).isFalse();
+		assertThat(this.gate.mayDeliver(2)).isTrue();
+	}
+
+	@Test
+	void anyHeldPartitionProbesOnceTheFirstInLineLetsProbeDelayPassWithoutAsking() {
+		this.gate.refused(1);
+		this.gate.refused(2);
+		this.now.addAndGet(this.gate.nanosUntilNextChange());
+		assertThat(this.gate.mayDeliver(2)).isFalse();
+		assertThat(this.gate.nanosUntilNextChange()).isEqualTo(SECOND);
+		this.now.addAndGet(SECOND);
+		assertThat(this.gate.mayDeliver(2)).isTrue();
 	}
 
 	@Test
@@ -142,6 +167,7 @@ class OutageGateTests {
 		this.now.addAndGet(OutageRamp.QUIET * SECOND);
 		assertThat(this.gate.inOutage()).isFalse();
 		assertThat(this.gate.held()).isEmpty();
+		assertThat(this.gate.isHeld(3)).isFalse();
 		assertThat(this.gate.nanosUntilNextChange()).isEqualTo(-1);
 		assertThat(this.gate.mayDeliver(3)).isTrue();
 	}
