@@ -33,9 +33,10 @@ import org.jspecify.annotations.Nullable;
  * <li>{@value #HELD_BACK}: the records held back by an outage, left for a later delivery.</li>
  * </ul>
  * The gauges read {@link KafkaOutages#listeners()}, the one record of which partitions are
- * paused. Every listener's meters exist from its wiring, the counters at 0, so that the first
- * probe or record held back is an increase for a registry that Prometheus reads (listeners are
- * few, unlike methods: six meters each).
+ * paused. A listener's meters are registered by {@link #registerListeners()} (which Spring Boot
+ * calls once the context is refreshed, its listeners wired) or at its first event, the counters at
+ * 0, so that the first probe or record held back is an increase for a registry that Prometheus
+ * reads (listeners are few, unlike methods: six meters each).
  */
 public class KafkaOutageMetrics implements MeterBinder, KafkaOutageListener {
 
