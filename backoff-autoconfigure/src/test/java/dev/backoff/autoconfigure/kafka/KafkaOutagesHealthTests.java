@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.backoff.Backoff;
+import dev.backoff.autoconfigure.BackoffAutoConfiguration;
+import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
 import dev.backoff.spring.kafka.KafkaOutages;
 import dev.backoff.spring.kafka.ListenerOutage;
 import dev.backoff.spring.metrics.KafkaOutageMetrics;
@@ -25,15 +28,20 @@ import org.springframework.boot.health.autoconfigure.registry.HealthContributorR
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.health.registry.HealthContributorRegistry;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.kafka.annotation.KafkaListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The health contributor and the meters of Kafka listeners' outages: which listeners have been in
  * an outage for {@code backoff.kafka.outage-alert-after} or longer, how Spring Boot aggregates
- * that, and the meters' names in a Prometheus scrape.
+ * that, the meters' names in a Prometheus scrape, and a wired listener's meters at 0 on the shared
+ * in-JVM broker.
  */
 class KafkaOutagesHealthTests {
 
@@ -156,6 +164,46 @@ class KafkaOutagesHealthTests {
 					.contains("backoff_kafka_probes_total{method=\"orders\",outcome=\"success\",policy=\"payments\"} 0.0")
 					.contains("backoff_kafka_held_back_total{method=\"orders\",policy=\"payments\"} 0.0");
 			});
+	}
+
+	/**
+	 * A listener wired as its container starts, after the registry bound the meters: its meters
+	 * are there at 0 before anything happened to it, from the context's refresh.
+	 */
+	@Test
+	void aWiredListenersMetersAreThereAtZeroBeforeItsFirstOutage() {
+		KafkaTestBroker.get("outage-wired");
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, BackoffAutoConfiguration.class,
+					BackoffMetricsAutoConfiguration.class, KafkaAutoConfiguration.class,
+					BackoffKafkaAutoConfiguration.class, BackoffKafkaOutagesAutoConfiguration.class))
+			.withBean(WiredListener.class)
+			.withPropertyValues("spring.kafka.bootstrap-servers=" + KafkaTestBroker.get().getBrokersAsString(),
+					"backoff.policies.down.max-attempts=4", "backoff.policies.down.budget.max-tokens=5")
+			.run((context) -> {
+				assertThat(context.getBean(KafkaOutages.class).listeners()).extracting(ListenerOutage::listenerId)
+					.containsExactly("wired");
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get(KafkaOutageMetrics.HELD_BACK).tag("method", "wired").tag("policy", "down")
+					.counter()
+					.count()).isZero();
+				assertThat(registry.get(KafkaOutageMetrics.PROBES).tag("method", "wired").tag("outcome", "failure")
+					.counter()
+					.count()).isZero();
+				assertThat(registry.get(KafkaOutageMetrics.PAUSED_PARTITIONS).tag("method", "wired").gauge().value())
+					.isZero();
+				assertThat(context.getBean(KafkaOutagesHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
+			});
+	}
+
+	static class WiredListener {
+
+		@KafkaListener(id = "wired", topics = "outage-wired")
+		@Backoff("down")
+		void on(String record) {
+		}
+
 	}
 
 	private static KafkaOutagesHealthIndicator indicator(ListenerOutage... listeners) {
