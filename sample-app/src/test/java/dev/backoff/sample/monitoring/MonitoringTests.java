@@ -1,5 +1,6 @@
 package dev.backoff.sample.monitoring;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -8,18 +9,19 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.backoff.Outcome;
-import dev.backoff.sample.SampleAppTest;
 import dev.backoff.sample.SampleHttp;
 import dev.backoff.sample.monitoring.MonitoringFiles.Query;
 import dev.backoff.sample.monitoring.PromqlUses.Use;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.retry.BackoffRetries;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.aot.DisabledInAotMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that they use must be in its {@code /actuator/prometheus} scrape, so that a renamed meter or
  * tag fails here. {@link PrometheusTests} loads them into a real Prometheus.
  */
-@SampleAppTest
+@MonitoredSampleTest
+@DisabledInAotMode
 class MonitoringTests {
 
 	@LocalServerPort
@@ -41,6 +44,9 @@ class MonitoringTests {
 	@Autowired
 	private BackoffRetries retries;
 
+	@Autowired
+	private QuoteLedger ledger;
+
 	private SampleHttp http;
 
 	private SampleTraffic traffic;
@@ -48,7 +54,12 @@ class MonitoringTests {
 	@BeforeEach
 	void connect() {
 		this.http = new SampleHttp(this.port);
-		this.traffic = new SampleTraffic(this.http, this.policies, this.retries);
+		this.traffic = new SampleTraffic(this.http, this.policies, this.retries, this.ledger);
+	}
+
+	@AfterEach
+	void endTheOutage() {
+		this.traffic.outageEnds();
 	}
 
 	@Test
@@ -64,6 +75,36 @@ class MonitoringTests {
 		assertThat(after.get(Outcome.NESTED)).isZero();
 		assertThat(new Scrape(this.http.prometheusScrape()).values("backoff_calls_total", "outcome"))
 			.contains(Outcome.NESTED.tagValue());
+	}
+
+	/**
+	 * The Kafka listener's outage in the traffic: its records held back, none dead-lettered, every
+	 * one written once the ledger is back; its health says {@code OUTAGE} once the outage has lasted
+	 * {@code backoff.kafka.outage-alert-after} (1s here), {@code UP} again after.
+	 */
+	@Test
+	void aListenerPolicyWithABudgetDeadLettersNoRecordOfAnOutage() {
+		String listener = "method=\"" + QuoteLedger.LISTENER + "\"";
+		double heldBack = this.http.prometheusSum("backoff_kafka_held_back_total", listener);
+		double probeSuccesses = this.http.prometheusSum("backoff_kafka_probes_total", listener + ",outcome=\"success\"");
+		this.traffic.produceEveryOutcome();
+		assertThat(this.http.prometheusSum("backoff_kafka_held_back_total", listener)).isGreaterThan(heldBack);
+		QuoteLedger.await(Duration.ofSeconds(10), () -> health().contains("\"status\":\"OUTAGE\""),
+				"the health of a listener in an outage for 1s");
+		assertThat(health()).contains("\"" + QuoteLedger.LISTENER + "\":{\"policy\":\"ledger\"")
+			.contains("\"alerting\":true");
+		// Boot leaves OUTAGE out of the application's aggregate.
+		assertThat(this.http.get("/actuator/health", String.class).getBody()).endsWith("\"status\":\"UP\"}");
+		this.traffic.outageEnds();
+		assertThat(this.http.prometheusSum("backoff_kafka_paused_partitions", listener)).isZero();
+		assertThat(this.http.prometheusSum("backoff_kafka_paused_seconds", listener)).isZero();
+		assertThat(this.http.prometheusSum("backoff_kafka_probes_total", listener + ",outcome=\"success\""))
+			.isGreaterThan(probeSuccesses);
+		assertThat(health()).contains("\"status\":\"UP\"");
+	}
+
+	private String health() {
+		return this.http.get("/actuator/health/backoffKafkaOutages", String.class).getBody();
 	}
 
 	@Test

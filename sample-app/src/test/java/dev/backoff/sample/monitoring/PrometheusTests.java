@@ -12,11 +12,11 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
-import dev.backoff.sample.SampleAppTest;
 import dev.backoff.sample.SampleHttp;
 import dev.backoff.sample.monitoring.MonitoringFiles.Query;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.retry.BackoffRetries;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +24,7 @@ import tools.jackson.databind.JsonNode;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.aot.DisabledInAotMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code target/monitoring/values.md}. Without Prometheus on the {@code PATH} these tests are
  * skipped, and say so.
  */
-@SampleAppTest
+@MonitoredSampleTest
+@DisabledInAotMode
 class PrometheusTests {
 
 	@LocalServerPort
@@ -47,6 +49,15 @@ class PrometheusTests {
 
 	@Autowired
 	private BackoffRetries retries;
+
+	@Autowired
+	private QuoteLedger ledger;
+
+	/** Whatever failed, the ledger is back for the next test of the shared context. */
+	@AfterEach
+	void ledgerBack() {
+		this.ledger.back();
+	}
 
 	@Test
 	void promtoolChecksTheRulesAndTheirUnitTests(@TempDir Path directory) throws Exception {
@@ -63,7 +74,7 @@ class PrometheusTests {
 	@Test
 	void everyPanelFindsDataAndEveryRuleFiresAfterTheTraffic(@TempDir Path directory) throws Exception {
 		Path prometheus = installed("prometheus");
-		SampleTraffic traffic = new SampleTraffic(new SampleHttp(this.port), this.policies, this.retries);
+		SampleTraffic traffic = new SampleTraffic(new SampleHttp(this.port), this.policies, this.retries, this.ledger);
 		Map<String, String> values = new LinkedHashMap<>();
 		try (PrometheusServer server = PrometheusServer.start(prometheus, directory, this.port, MonitoringFiles.RULES)) {
 			server.awaitScrapeAfterNow();
@@ -97,6 +108,7 @@ class PrometheusTests {
 			}
 			values.put("alerts", describeAlerts(alerts));
 		}
+		traffic.outageEnds();
 		write(values);
 	}
 

@@ -1,5 +1,7 @@
 package dev.backoff.sample.monitoring;
 
+import java.time.Duration;
+
 import dev.backoff.sample.SampleHttp;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.retry.BackoffRetries;
@@ -20,18 +22,28 @@ final class SampleTraffic {
 
 	private final BackoffRetries retries;
 
-	SampleTraffic(SampleHttp http, BackoffPolicies policies, BackoffRetries retries) {
+	private final QuoteLedger ledger;
+
+	SampleTraffic(SampleHttp http, BackoffPolicies policies, BackoffRetries retries, QuoteLedger ledger) {
 		this.http = http;
 		this.policies = policies;
 		this.retries = retries;
+		this.ledger = ledger;
 	}
 
 	/**
 	 * Every outcome but {@code nested}, each through the path that produces it in production:
 	 * the quote client against the faulty downstream, the HTTP client's interceptor, a hedged read,
-	 * and a message consumer's retry cycles as Spring Kafka's error handler drives them.
+	 * a message consumer's retry cycles as Spring Kafka's error handler drives them, and a Kafka
+	 * listener whose policy has a budget left in an outage: its downstream down, every partition
+	 * paused ({@link #outageEnds()} ends it).
 	 */
 	void produceEveryOutcome() {
+		// The last round's outage ends first: a budget refilled while the ledger is down would tell
+		// the listener that its records fail on their own (poison), and send them to the recoverer.
+		if (this.ledger.isDown()) {
+			this.ledger.outageEnds();
+		}
 		// What @InstantBackoff does before each test: a full budget, whatever ran before.
 		this.policies.refillBudgets();
 		this.http.delete("/downstream/stats");
@@ -60,6 +72,22 @@ final class SampleTraffic {
 		faults("slowNext=1&slowDelay=1s");
 		assertThat(this.http.get("/quotes/ACME/hedged", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
 		consume();
+		String listener = "method=\"" + QuoteLedger.LISTENER + "\"";
+		this.ledger.outageBegins(() -> this.http.prometheusSum("backoff_kafka_paused_partitions", listener));
+		// Until the outage has lasted backoff.kafka.outage-alert-after, so that its alert and its
+		// health see it (a refill of the budgets above may have let the partitions go for a moment).
+		QuoteLedger.await(Duration.ofSeconds(30),
+				() -> this.http.prometheusSum("backoff_kafka_paused_seconds", listener) >= this.http
+					.prometheusSum("backoff_kafka_outage_alert_after_seconds", listener),
+				"the outage of " + QuoteLedger.LISTENER + " lasting backoff.kafka.outage-alert-after");
+	}
+
+	/**
+	 * Ends the Kafka listener's outage: once its downstream is back, every record sent is written,
+	 * and none was dead-lettered.
+	 */
+	void outageEnds() {
+		this.ledger.outageEnds();
 	}
 
 	/** A consumer's records: one at once, one after two failures, one never, one whose container stops. */
