@@ -1,0 +1,173 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.PriorityQueue;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * {@link Pacing}: dormant until throttled, then a CUBIC-shaped rate whose slots are reserved
+ * one after the other, on a manual clock.
+ */
+class PacingTests {
+
+	private final ManualNanoClock clock = new ManualNanoClock();
+
+	private final Pacing pacing = new Pacing(this.clock);
+
+	@Test
+	void isDormantAndFreeUntilTheFirstThrottlingFailure() {
+		for (int i = 0; i < 1000; i++) {
+			assertThat(this.pacing.acquire()).isZero();
+			this.pacing.onSuccess();
+		}
+		assertThat(this.pacing.isActive()).isFalse();
+		this.pacing.onThrottled();
+		assertThat(this.pacing.isActive()).isTrue();
+	}
+
+	@Test
+	void theFirstThrottlingFailureCutsTheRateToBetaOfTheRateSent() {
+		send(20, Duration.ofSeconds(1));
+		this.pacing.onThrottled();
+		assertThat(this.pacing.rate()).isCloseTo(14.0, within(1e-9));
+	}
+
+	@Test
+	void eachAttemptReservesItsSlotSoConcurrentCallersQueue() {
+		send(20, Duration.ofSeconds(1));
+		this.pacing.onThrottled();
+		long interval = (long) (1e9 / 14.0);
+		assertThat(this.pacing.acquire()).isZero();
+		assertThat(this.pacing.acquire()).isEqualTo(interval);
+		assertThat(this.pacing.acquire()).isEqualTo(2 * interval);
+		// An idle client earns one slot's credit, never a burst.
+		this.clock.advance(Duration.ofSeconds(10));
+		assertThat(this.pacing.acquire()).isZero();
+		assertThat(this.pacing.acquire()).isZero();
+		assertThat(this.pacing.acquire()).isEqualTo(interval);
+	}
+
+	@Test
+	void throttlingAnswersRightAfterACutDoNotCutAgain() {
+		send(20, Duration.ofSeconds(1));
+		this.pacing.onThrottled();
+		send(14, Duration.ofMillis(500));
+		this.pacing.onThrottled();
+		assertThat(this.pacing.rate()).isCloseTo(14.0, within(1e-9));
+		send(14, Duration.ofMillis(600));
+		this.pacing.onThrottled();
+		// Cut from the rate sent, 14 a second, measured.
+		assertThat(this.pacing.rate()).isCloseTo(14.0 * Pacing.BETA, within(0.1));
+	}
+
+	@Test
+	void successesGrowTheRateBackAlongTheCubic() {
+		send(20, Duration.ofSeconds(1));
+		this.pacing.onThrottled();
+		// CUBIC's K: the rate is back at 20, where it was cut, this long after the cut.
+		double plateau = Math.cbrt(20 * (1 - Pacing.BETA) / Pacing.SCALE);
+		send(20, Duration.ofSeconds(2));
+		this.pacing.onSuccess();
+		assertThat(this.pacing.rate()).isCloseTo(20 + Pacing.SCALE * Math.pow(2 - plateau, 3), within(1e-9))
+			.isBetween(19.9, 20.0);
+		send(20, Duration.ofSeconds(3));
+		this.pacing.onSuccess();
+		assertThat(this.pacing.rate()).isCloseTo(20 + Pacing.SCALE * Math.pow(5 - plateau, 3), within(1e-9))
+			.isBetween(26.0, 27.0);
+	}
+
+	@Test
+	void neverGrowsBeyondTwiceTheRateSent() {
+		send(20, Duration.ofSeconds(1));
+		this.pacing.onThrottled();
+		send(20, Duration.ofSeconds(30));
+		this.pacing.onSuccess();
+		assertThat(this.pacing.rate()).isCloseTo(40.0, within(1e-4));
+	}
+
+	@Test
+	void followsASteadyServerRateClosely() {
+		// Eight workers, each sending its next attempt 10 ms after the last answer (800/s
+		// unpaced) against a server that accepts 100 a second.
+		Server server = new Server(100);
+		PriorityQueue<long[]> workers = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
+		long start = this.clock.nanoTime();
+		for (int i = 0; i < 8; i++) {
+			workers.add(new long[] { start + i * 1_000_000L });
+		}
+		long end = start + Duration.ofSeconds(120).toNanos();
+		long measureFrom = start + Duration.ofSeconds(60).toNanos();
+		int accepted = 0;
+		int throttled = 0;
+		while (true) {
+			long[] worker = workers.poll();
+			if (worker[0] >= end) {
+				break;
+			}
+			this.clock.advance(Duration.ofNanos(worker[0] - this.clock.nanoTime()));
+			long wait = this.pacing.acquire();
+			this.clock.advance(Duration.ofNanos(wait));
+			boolean ok = server.accept(this.clock.nanoTime());
+			if (ok) {
+				this.pacing.onSuccess();
+			}
+			else {
+				this.pacing.onThrottled();
+			}
+			if (this.clock.nanoTime() >= measureFrom) {
+				if (ok) {
+					accepted++;
+				}
+				else {
+					throttled++;
+				}
+			}
+			worker[0] = this.clock.nanoTime() + 10_000_000L;
+			workers.add(worker);
+		}
+		assertThat(accepted / 60.0).isGreaterThanOrEqualTo(95);
+		assertThat(throttled / 60.0).isLessThanOrEqualTo(5);
+	}
+
+	/** Sends attempts at a steady rate for a while, regardless of the pace, so the rate sent is known. */
+	private void send(int perSecond, Duration duration) {
+		long step = 1_000_000_000L / perSecond;
+		for (long elapsed = step; elapsed <= duration.toNanos(); elapsed += step) {
+			this.clock.advance(Duration.ofNanos(step));
+			this.pacing.acquire();
+		}
+	}
+
+	/** Accepts up to its rate: a token bucket holding at most one second's tokens. */
+	private static final class Server {
+
+		private final double rate;
+
+		private double tokens;
+
+		private long last = Long.MIN_VALUE;
+
+		Server(double rate) {
+			this.rate = rate;
+			this.tokens = rate;
+		}
+
+		boolean accept(long now) {
+			if (this.last != Long.MIN_VALUE) {
+				this.tokens = Math.min(this.rate, this.tokens + (now - this.last) * this.rate / 1e9);
+			}
+			this.last = now;
+			if (this.tokens >= 1) {
+				this.tokens--;
+				return true;
+			}
+			return false;
+		}
+
+	}
+
+}
