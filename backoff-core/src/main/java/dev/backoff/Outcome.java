@@ -40,7 +40,14 @@ public enum Outcome {
 	 * would retry this failure itself: retrying at both levels multiplies the attempts
 	 * (three levels of 3 attempts make 27 calls). See {@link Nested}.
 	 */
-	NESTED;
+	NESTED,
+
+	/**
+	 * The policy's admission ({@link Admission}, client-side throttling) rejected the call's next
+	 * attempt locally, unsent: its first (the caller gets an {@link AdmissionRejectedException}) or a
+	 * retry (the caller gets the last attempt's failure, the rejection attached as suppressed).
+	 */
+	ADMISSION_REJECTED;
 
 	private final String tagValue = name().toLowerCase(Locale.ROOT);
 
