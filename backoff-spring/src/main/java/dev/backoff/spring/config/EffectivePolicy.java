@@ -2,6 +2,7 @@ package dev.backoff.spring.config;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffSchedule;
+import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryRules;
 import dev.backoff.spring.data.DataAccessRetry;
@@ -9,14 +10,22 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A policy in force with what the named policy adds beside the value: its retry budget,
- * whether its HTTP clients retry non-idempotent requests, and how it classifies data access.
+ * whether its HTTP clients retry non-idempotent requests, how it classifies data access, and its
+ * overload controls.
  * @param policy the effective policy
  * @param budget the named policy's retry budget, or {@code null} for none
  * @param retryNonIdempotent whether its HTTP clients retry POST and PATCH without an Idempotency-Key
  * @param retryOnDataAccess its {@code retry-on-data-access}, or {@code null} when unset
+ * @param controls the named policy's admission and pacing, or {@code null} for neither
  */
 public record EffectivePolicy(BackoffPolicy policy, @Nullable RetryBudget budget, boolean retryNonIdempotent,
-		@Nullable DataAccessRetry retryOnDataAccess) {
+		@Nullable DataAccessRetry retryOnDataAccess, @Nullable OverloadControls controls) {
+
+	/** A policy in force without overload controls. */
+	public EffectivePolicy(BackoffPolicy policy, @Nullable RetryBudget budget, boolean retryNonIdempotent,
+			@Nullable DataAccessRetry retryOnDataAccess) {
+		this(policy, budget, retryNonIdempotent, retryOnDataAccess, null);
+	}
 
 	/** A policy in force whose {@code retry-on-data-access} is unset. */
 	public EffectivePolicy(BackoffPolicy policy, @Nullable RetryBudget budget, boolean retryNonIdempotent) {

@@ -102,15 +102,15 @@ final class PolicyFactory {
 		}
 		return new PolicySnapshot.Entry(new EffectivePolicy(policy.policy(),
 				carry(old.effective().budget(), policy.budget()), policy.retryNonIdempotent(),
-				policy.retryOnDataAccess()), levels, settings,
-				configured);
+				policy.retryOnDataAccess(), OverloadControlsFactory.carry(old.effective().controls(), policy.controls())),
+				levels, settings, configured);
 	}
 
 	private EffectivePolicy effective(String name, List<PolicyMerge.Level> levels) {
 		PolicyMerge merge = PolicyMerge.of(levels);
 		// A fresh bucket for every policy, even one whose budget settings all come from backoff.defaults.
 		return new EffectivePolicy(merge.policy(this.base, context(name)), merge.budget(), merge.retryNonIdempotent(),
-				merge.retryOnDataAccess());
+				merge.retryOnDataAccess(), merge.controls());
 	}
 
 	private PolicyMerge.Context context(String name) {

@@ -9,6 +9,7 @@ import java.util.function.Predicate;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.InvalidPolicyException;
+import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.spring.data.DataAccessFailures;
 import dev.backoff.spring.data.DataAccessRetry;
@@ -153,6 +154,20 @@ final class PolicyMerge {
 			return RetryBudget.of((maxTokens != null) ? maxTokens : RetryBudget.DEFAULT_MAX_TOKENS,
 					(tokenRatio != null) ? tokenRatio : RetryBudget.DEFAULT_TOKEN_RATIO,
 					(throttleCost != null) ? throttleCost : RetryBudget.DEFAULT_THROTTLE_COST);
+		}
+		catch (InvalidPolicyException ex) {
+			throw rejected(ex);
+		}
+	}
+
+	/**
+	 * @return new overload controls, or {@code null} when the levels leave admission and pacing
+	 * off: each is on only when its {@code enabled} is true
+	 * @throws BackoffConfigurationException naming the setting at fault where it was given
+	 */
+	@Nullable OverloadControls controls() {
+		try {
+			return OverloadControlsFactory.create(this.merged);
 		}
 		catch (InvalidPolicyException ex) {
 			throw rejected(ex);

@@ -87,7 +87,8 @@ public final class PolicySnapshot {
 		Entry entry = this.entries.get(name);
 		Entry other = next.entries.get(name);
 		return entry == null || other == null || entry.effective().policy() != other.effective().policy()
-				|| entry.effective().budget() != other.effective().budget();
+				|| entry.effective().budget() != other.effective().budget()
+				|| entry.effective().controls() != other.effective().controls();
 	}
 
 	/**
