@@ -1,5 +1,7 @@
 package dev.backoff;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -123,7 +125,11 @@ public final class OverloadControls {
 			call.outcome = Outcome.ADMISSION_REJECTED;
 			throw call.end(rejection(admission, 1));
 		}
-		return (this.pacing != null) ? this.pacing.acquire() : 0;
+		long pace = (this.pacing != null) ? this.pacing.acquire() : 0;
+		if (pace > 0) {
+			ListenerCalls.paced(call.listener(), call.getAttempts() + 1, Duration.ofNanos(pace));
+		}
+		return pace;
 	}
 
 	/**

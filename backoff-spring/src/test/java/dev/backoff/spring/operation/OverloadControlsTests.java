@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -15,7 +16,9 @@ import dev.backoff.RecordingSleeper;
 import dev.backoff.spring.EnabledBackoff;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.metrics.BackoffMetrics;
+import dev.backoff.spring.metrics.BackoffOverloadMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -96,6 +99,11 @@ class OverloadControlsTests {
 		this.runner.run((context) -> {
 			Dependency dependency = context.getBean(Dependency.class);
 			Pacing pacing = context.getBean(BackoffPolicies.class).getEffective("paced").controls().getPacing();
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get(BackoffOverloadMetrics.PACING_RATE).tag("policy", "paced").gauge().value()).isNaN();
+			Timer waits = registry.get(BackoffOverloadMetrics.PACING_WAIT).tag("policy", "paced")
+				.tag("method", "Dependency.paced").timer();
+			assertThat(waits.count()).isZero();
 			dependency.throttleNext();
 			StepVerifier.create(dependency.paced()).expectNext("ok").expectComplete().verify(TIMEOUT);
 			assertThat(pacing.isActive()).isTrue();
@@ -113,6 +121,9 @@ class OverloadControlsTests {
 				.verify(TIMEOUT);
 			assertThat(dependency.sent()).isEqualTo(sent + 1);
 			assertThat(context.getBean(RecordingSleeper.class).sleeps()).isEmpty();
+			assertThat(registry.get(BackoffOverloadMetrics.PACING_RATE).tag("policy", "paced").gauge().value())
+				.isEqualTo(pacing.rate());
+			assertThat(waits.totalTime(TimeUnit.NANOSECONDS)).isGreaterThan(interval);
 		});
 	}
 
@@ -137,6 +148,11 @@ class OverloadControlsTests {
 			.counter().count()).isEqualTo(rejected);
 		assertThat(registry.get(BackoffMetrics.CALLS).tag("method", method).tag("outcome", "exhausted")
 			.counter().count()).isEqualTo(CALLS - rejected);
+		assertThat(registry.get(BackoffOverloadMetrics.REJECTION_PROBABILITY).tag("policy", "overloaded").gauge().value())
+			.isGreaterThan(0.5).isLessThanOrEqualTo(0.9);
+		// The paced policy has no admission, the overloaded one no pacing.
+		assertThat(registry.find(BackoffOverloadMetrics.REJECTION_PROBABILITY).tag("policy", "paced").gauge()).isNull();
+		assertThat(registry.find(BackoffOverloadMetrics.PACING_RATE).tag("policy", "overloaded").gauge()).isNull();
 	}
 
 	private static boolean rejected(Runnable call) {
