@@ -253,7 +253,8 @@ public class BackoffEndpoint {
 		Map<String, Object> settings = new LinkedHashMap<>();
 		EffectivePolicy effective = policies.getEffective(name);
 		PolicySetting.values(new EffectivePolicy(policy, budget, policies.isRetryNonIdempotent(name),
-				(effective != null) ? effective.retryOnDataAccess() : null))
+				(effective != null) ? effective.retryOnDataAccess() : null,
+				(effective != null) ? effective.hedgeTokens() : null))
 			.forEach((setting, value) -> {
 				// The budget's settings are listed under "budget", with its tokens left.
 				if (value != null && !setting.contains(".")) {

@@ -11,6 +11,7 @@ import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import dev.backoff.Latencies;
+import dev.backoff.HedgeTokens;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
@@ -380,8 +381,10 @@ public final class BackoffOperation {
 	 * @param budget the named policy's retry budget, or {@code null} for none
 	 * @param namesDataAccessCause whether the {@code exception} tag names the transient cause that a
 	 * data-access failure was retried for ({@code retry-on-data-access: transient})
+	 * @param hedgeTokens what the named policy's hedges are paid from, or {@code null} for no cap
 	 */
-	record State(BackoffPolicy policy, @Nullable RetryBudget budget, boolean namesDataAccessCause) {
+	record State(BackoffPolicy policy, @Nullable RetryBudget budget, boolean namesDataAccessCause,
+			@Nullable HedgeTokens hedgeTokens) {
 	}
 
 }

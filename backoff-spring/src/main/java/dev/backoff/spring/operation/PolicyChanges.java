@@ -159,7 +159,7 @@ final class PolicyChanges {
 		}
 		EffectivePolicy effective = policies.getEffective(policyName);
 		return new BackoffOperation.State(policy, policies.getBudget(policyName),
-				effective != null && effective.namesDataAccessCause());
+				effective != null && effective.namesDataAccessCause(), policies.getHedgeTokens(policyName));
 	}
 
 	private static BackoffConfigurationException defaultAttemptTimeoutOutlastsMaxElapsed(Duration timeout,
