@@ -86,16 +86,7 @@ public final class BackoffExecutor {
 	 */
 	public static boolean isLeftToEnclosing(BackoffPolicy policy, @Nullable BackoffPolicy enclosing,
 			Throwable failure) {
-		if (enclosing == null) {
-			return false;
-		}
-		try {
-			return policy.getRules().isRetryable(failure) && enclosing.getRules().isRetryable(failure);
-		}
-		catch (RuntimeException ex) {
-			// A predicate that throws retries nothing (see RuleCalls).
-			return false;
-		}
+		return Enclosing.isLeftToEnclosing(policy, enclosing, failure);
 	}
 
 	/**
@@ -271,7 +262,8 @@ public final class BackoffExecutor {
 	 *
 	 * <p>With {@link Hedging}, copies overlap. The copies still running when one succeeds, or the call is
 	 * cancelled, are cancelled ({@code toCompletableFuture().cancel(true)}): each was started for this call.
-	 * A {@link Hedging#getPercentile() percentile} needs the method's {@link Latencies}: use the next form.
+	 * A {@link Hedging#getPercentile() percentile} needs the method's {@link Latencies}, and a cap on the
+	 * hedges the policy's {@link HedgeTokens}: use the next form (this one sends every hedge that is due).
 	 * @param <T> the result type
 	 * @param policy the policy
 	 * @param budget the retry budget that every call of the policy shares, or {@code null} for none
@@ -284,7 +276,7 @@ public final class BackoffExecutor {
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffPolicy policy,
 			@Nullable RetryBudget budget, BackoffListener listener, Supplier<? extends CompletionStage<T>> task,
 			ScheduledExecutorService scheduler) {
-		return executeAsync(start(policy, budget, listener, null), null, task, scheduler);
+		return executeAsync(start(policy, budget, listener, null), null, null, task, scheduler);
 	}
 
 	/**
@@ -292,19 +284,23 @@ public final class BackoffExecutor {
 	 * {@link #executeAsync(BackoffPolicy, RetryBudget, BackoffListener, Supplier, ScheduledExecutorService)}
 	 * does: for integrations that carry the enclosing call along their own chain (a Reactor
 	 * context). The task runs the attempt itself; this counts it ({@link BackoffCall#attempt}).
+	 * With {@link Hedging}, each call adds its share to {@code hedgeTokens} and each hedge takes
+	 * one as it is sent: when they are spent, a hedge that is due is held back
+	 * ({@link HedgeEvent#HELD_BACK}) and the call waits for the copies it has.
 	 * @param <T> the result type
 	 * @param call the call, before its first attempt
 	 * @param latencies the method's recent answer times, for a {@link Hedging#getPercentile() percentile} hedge delay
+	 * @param hedgeTokens what the policy's hedges are paid from, shared by every call of the policy, or {@code null} for no cap
 	 * @param task starts one attempt (one copy, with {@link Hedging})
 	 * @param scheduler runs the waits, the hedge timers and the attempts after the first
 	 * @return a future of the result, as the other form gives
 	 * @throws IllegalArgumentException if the policy hedges after a percentile and no latencies are given
 	 */
 	public <T extends @Nullable Object> CompletableFuture<T> executeAsync(BackoffCall call,
-			@Nullable Latencies latencies, Supplier<? extends CompletionStage<T>> task,
-			ScheduledExecutorService scheduler) {
+			@Nullable Latencies latencies, @Nullable HedgeTokens hedgeTokens,
+			Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
 		if (call.getPolicy().getHedging().isEnabled()) {
-			HedgedCall<T> hedged = new HedgedCall<>(call, latencies, this.clock, task, scheduler);
+			HedgedCall<T> hedged = new HedgedCall<>(call, latencies, hedgeTokens, this.clock, task, scheduler);
 			hedged.run();
 			return hedged;
 		}

@@ -29,4 +29,18 @@ final class Enclosing {
 		return policy.getSchedule().getMaxAttempts() > 1;
 	}
 
+	/** See {@link BackoffExecutor#isLeftToEnclosing}. */
+	static boolean isLeftToEnclosing(BackoffPolicy policy, @Nullable BackoffPolicy enclosing, Throwable failure) {
+		if (enclosing == null) {
+			return false;
+		}
+		try {
+			return policy.getRules().isRetryable(failure) && enclosing.getRules().isRetryable(failure);
+		}
+		catch (RuntimeException ex) {
+			// A predicate that throws retries nothing (see RuleCalls).
+			return false;
+		}
+	}
+
 }

@@ -29,7 +29,7 @@ final class HedgeDelay {
 		if (this.percentile > 0 && latencies == null) {
 			throw call.abort(new IllegalArgumentException("hedgePercentile " + this.percentile + " takes the hedge "
 					+ "delay from the method's recent answer times: start the call and pass its Latencies to "
-					+ "executeAsync(call, latencies, task, scheduler), or leave hedgePercentile unset"));
+					+ "executeAsync(call, latencies, hedgeTokens, task, scheduler), or leave hedgePercentile unset"));
 		}
 		this.latencies = (this.percentile > 0) ? latencies : null;
 		this.clock = clock;

@@ -19,7 +19,13 @@ public enum HedgeEvent {
 	 * A copy failed (or its result asked for a retry) while another was still running: the call
 	 * went on.
 	 */
-	FAILED;
+	FAILED,
+
+	/**
+	 * A hedge was due but not sent: the policy's {@link HedgeTokens} were spent, so the call
+	 * waits for the copies it has. Its attempt number is the one the hedge would have had.
+	 */
+	HELD_BACK;
 
 	/** @return the lower-case name used as a metric tag */
 	public String tagValue() {

@@ -11,7 +11,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -20,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  * One non-blocking call under a policy with {@link Hedging}: its copies may overlap. When no
  * copy has answered within the hedge delay of the last one sent, another is sent, up to the
  * policy's {@code maxHedges} per call, while attempts remain and the budget allows retries. The
- * first successful answer wins and the copies still running are cancelled. A copy that fails
+ * first successful answer wins and the copies still running are cancelled. Each hedge is paid for
+ * as it is sent from the policy's {@link HedgeTokens}, if given: when they are spent, it is held
+ * back, and the call waits for the copies it has. A copy that fails
  * while another runs ends nothing, unless no retry could follow its failure (it is not
  * retryable), and the next hedge, if any remains, is sent at once; when the last one fails, the
  * call retries after the policy's wait, as {@link AsyncCall} does, or ends.
@@ -44,13 +45,16 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 
 	private final int maxHedges;
 
+	/** What the policy's hedges are paid from, or {@code null} for no cap. */
+	private final @Nullable HedgeTokens hedgeTokens;
+
 	/** Each copy's attempt timeout, or 0 for none. */
 	private final long attemptTimeoutNanos;
 
 	private final Object lock = new Object();
 
 	/** The copies in flight, in the order sent. */
-	private final List<Copy> running = new ArrayList<>(2);
+	private final List<HedgeCopy<T>> running = new ArrayList<>(2);
 
 	private int hedgesSent;
 
@@ -64,7 +68,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 
 	private @Nullable T lastResult;
 
-	HedgedCall(BackoffCall call, @Nullable Latencies latencies, NanoClock clock,
+	HedgedCall(BackoffCall call, @Nullable Latencies latencies, @Nullable HedgeTokens hedgeTokens, NanoClock clock,
 			Supplier<? extends CompletionStage<T>> task, ScheduledExecutorService scheduler) {
 		this.hedgeDelay = new HedgeDelay(call, latencies, clock);
 		this.call = call;
@@ -73,6 +77,10 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		// Inside another retrying call's attempt, that call retries the whole: copies here would
 		// multiply the load as nested retries would.
 		this.maxHedges = call.isNested() ? 0 : call.getPolicy().getHedging().getMaxHedges();
+		this.hedgeTokens = hedgeTokens;
+		if (hedgeTokens != null && this.maxHedges > 0) {
+			hedgeTokens.onCall();
+		}
 		Duration attemptTimeout = call.getAttemptTimeout();
 		this.attemptTimeoutNanos = (attemptTimeout != null) ? attemptTimeout.toNanos() : 0;
 	}
@@ -118,13 +126,23 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	/**
 	 * Whether another copy may be sent now: not while waiting for a retry, out of hedges or
 	 * attempts, or while the budget refuses retries (the dependency fails for many callers: a
-	 * copy would only add to its load). Holds the lock.
+	 * copy would only add to its load); and, last, once the hedge is paid for (a hedge held back
+	 * is reported: the hedge tokens are spent). Asked only just before a hedge is sent. Holds the lock.
 	 */
 	private boolean mayHedge() {
 		RetryBudget budget = this.call.budget();
 		return !this.call.isEnded() && !isDone() && !this.running.isEmpty() && this.hedgesSent < this.maxHedges
 				&& this.call.getAttempts() < this.call.getPolicy().getSchedule().getMaxAttempts()
-				&& (budget == null || budget.allowsRetries()) && !OverloadControls.holdsHedges(this.call);
+				&& (budget == null || budget.allowsRetries()) && !OverloadControls.holdsHedges(this.call) && paid();
+	}
+
+	private boolean paid() {
+		HedgeTokens tokens = this.hedgeTokens;
+		if (tokens == null || tokens.tryHedge()) {
+			return true;
+		}
+		ListenerCalls.hedge(this.call.listener(), HedgeEvent.HELD_BACK, this.call.getAttempts() + 1);
+		return false;
 	}
 
 	/** Sends a copy and follows it; holds the lock. */
@@ -139,7 +157,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		catch (Throwable ex) {
 			stage = CompletableFuture.failedFuture(ex);
 		}
-		Copy copy = new Copy(stage, this.call.getAttempts(), hedge);
+		HedgeCopy<T> copy = new HedgeCopy<>(this, stage, this.call.getAttempts(), hedge);
 		this.running.add(copy);
 		if (hedge) {
 			ListenerCalls.hedge(this.call.listener(), HedgeEvent.SENT, copy.attempt);
@@ -167,7 +185,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	}
 
 	/** Fails the copy with a timeout if it is still running after the attempt timeout; holds the lock. */
-	private void time(Copy copy) {
+	private void time(HedgeCopy<T> copy) {
 		try {
 			copy.timer = this.scheduler.schedule(() -> {
 				TimeoutException timeout = this.call.attemptTimedOut(copy.attempt);
@@ -183,7 +201,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		}
 	}
 
-	private void completed(Copy copy, @Nullable T result, @Nullable Throwable failure) {
+	void completed(HedgeCopy<T> copy, @Nullable T result, @Nullable Throwable failure) {
 		copy.cancelTimer();
 		Runnable after;
 		synchronized (this.lock) {
@@ -197,14 +215,14 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	}
 
 	/** Holds the lock. */
-	private Runnable answered(Copy copy, @Nullable T result) {
+	private Runnable answered(HedgeCopy<T> copy, @Nullable T result) {
 		boolean retryResult;
 		try {
 			retryResult = this.call.isRetryableResult(result);
 		}
 		catch (RuntimeException | Error ex) {
 			// The call has ended: complete rather than leave the caller waiting.
-			List<Copy> losers = drain();
+			List<HedgeCopy<T>> losers = drain();
 			return () -> {
 				cancelCopies(losers);
 				completeExceptionally(ex);
@@ -217,7 +235,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		if (copy.hedge) {
 			ListenerCalls.hedge(this.call.listener(), HedgeEvent.WON, copy.attempt);
 		}
-		List<Copy> losers = drain();
+		List<HedgeCopy<T>> losers = drain();
 		this.hedgeDelay.answered();
 		this.call.succeed(this.retried ? Outcome.SUCCESS_AFTER_RETRY : Outcome.SUCCESS);
 		return () -> {
@@ -227,14 +245,14 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	}
 
 	/** Holds the lock. */
-	private Runnable failed(Copy copy, Throwable failure) {
+	private Runnable failed(HedgeCopy<T> copy, Throwable failure) {
 		if (this.running.isEmpty()) {
 			return scheduleOrEnd(failure, null);
 		}
 		RetryRules rules = this.call.getPolicy().getRules();
 		if (!RuleCalls.isRetryable(rules, failure)) {
 			// No retry could follow it: waiting for the other copies would only delay the answer.
-			List<Copy> losers = drain();
+			List<HedgeCopy<T>> losers = drain();
 			Throwable end = this.call.abort(failure);
 			return () -> {
 				cancelCopies(losers);
@@ -258,7 +276,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	}
 
 	/** The copy failed, or its result asked for a retry, while another may still answer; holds the lock. */
-	private Runnable keep(Copy copy, @Nullable Throwable failure, @Nullable T result) {
+	private Runnable keep(HedgeCopy<T> copy, @Nullable Throwable failure, @Nullable T result) {
 		ListenerCalls.hedge(this.call.listener(), HedgeEvent.FAILED, copy.attempt, failure);
 		this.lastFailure = failure;
 		this.lastResult = result;
@@ -292,7 +310,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		if (failure != null) {
 			failure.addSuppressed(reason);
 		}
-		List<Copy> losers = drain();
+		List<HedgeCopy<T>> losers = drain();
 		this.call.interrupt(failure);
 		T result = this.lastResult;
 		return () -> {
@@ -311,11 +329,11 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	}
 
 	/** @return the copies in flight, reported cancelled and no longer followed; holds the lock */
-	private List<Copy> drain() {
+	private List<HedgeCopy<T>> drain() {
 		cancelPending();
-		List<Copy> losers = new ArrayList<>(this.running);
+		List<HedgeCopy<T>> losers = new ArrayList<>(this.running);
 		this.running.clear();
-		for (Copy loser : losers) {
+		for (HedgeCopy<T> loser : losers) {
 			loser.cancelTimer();
 			ListenerCalls.hedge(this.call.listener(), HedgeEvent.CANCELLED, loser.attempt);
 		}
@@ -334,8 +352,8 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	 * Cancels copies whose answers are no longer wanted: each was sent by this call, so the work
 	 * behind it (an HTTP exchange, a subscription) is stopped where its stage allows it.
 	 */
-	private void cancelCopies(List<Copy> copies) {
-		for (Copy copy : copies) {
+	private void cancelCopies(List<HedgeCopy<T>> copies) {
+		for (HedgeCopy<T> copy : copies) {
 			try {
 				copy.stage.toCompletableFuture().cancel(true);
 			}
@@ -352,7 +370,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	 */
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
-		List<Copy> copies;
+		List<HedgeCopy<T>> copies;
 		synchronized (this.lock) {
 			if (this.call.isEnded()) {
 				return false;
@@ -363,37 +381,6 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		boolean cancelled = super.cancel(mayInterruptIfRunning);
 		cancelCopies(copies);
 		return cancelled;
-	}
-
-	/** A copy in flight: its stage, to cancel it, and its attempt number. */
-	private final class Copy implements BiConsumer<T, @Nullable Throwable> {
-
-		final CompletionStage<T> stage;
-
-		final int attempt;
-
-		final boolean hedge;
-
-		volatile @Nullable Future<?> timer;
-
-		Copy(CompletionStage<T> stage, int attempt, boolean hedge) {
-			this.stage = stage;
-			this.attempt = attempt;
-			this.hedge = hedge;
-		}
-
-		@Override
-		public void accept(@Nullable T result, @Nullable Throwable failure) {
-			completed(this, result, failure);
-		}
-
-		void cancelTimer() {
-			Future<?> timer = this.timer;
-			if (timer != null) {
-				timer.cancel(false);
-			}
-		}
-
 	}
 
 }

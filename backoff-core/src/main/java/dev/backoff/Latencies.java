@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * method's own latency does not drift out of date as a fixed one does. Kept by whoever runs the
  * method's calls, one per method, and shared by them; must be thread-safe. Spring's
  * {@code backoff-spring} keeps one per method in a Micrometer histogram.
- * @see BackoffExecutor#executeAsync(BackoffCall, Latencies, java.util.function.Supplier,
+ * @see BackoffExecutor#executeAsync(BackoffCall, Latencies, HedgeTokens, java.util.function.Supplier,
  * java.util.concurrent.ScheduledExecutorService)
  */
 public interface Latencies {

@@ -6,36 +6,55 @@ package dev.backoff;
  * bucket, aws-sdk-java-v2's {@code RateLimiterTokenBucket}). Dormant, and free, until the first
  * throttling failure; from then on each attempt {@link #acquire() acquires} a slot.
  *
- * <p>A throttling failure cuts the rate to {@value #BETA} of the rate the client was sending at;
- * answers that are not throttling let it grow back along a cubic curve, slowly near the rate
- * at which it was last throttled and faster beyond it, never above twice the rate actually
- * sent. Two of AWS's 2026 fixes (aws-sdk-java-v2 7197: "TPS much lower than server TPS, and
- * unstable") are built in: an attempt reserves its slot, so concurrent callers queue one
- * after the other instead of all going when the first slot frees; and the throttling answers
- * to attempts sent before a cut do not cut again, which would drive the rate far below the
- * server's.
+ * <p>A throttling failure cuts the rate to {@value #BETA} of the rate the client was sending at
+ * (the lower of the rate measured and the pace's own); answers that are not throttling let it
+ * grow back along a cubic curve: back to the rate it was cut from after
+ * {@code K = ∛((1 − β) / scale)} seconds (4.2 s), slowly around it, faster beyond it, never
+ * above twice the rate measured.
+ *
+ * <p>Where this differs from AWS's constants (β 0.7, scale 0.4 attempts per second per second
+ * cubed), it was measured in backoff-benchmarks' overload simulation (docs/overload-report.md),
+ * against a server of fixed capacity: a cut of 30 % and a growth in absolute attempts per second
+ * made 10 or 100 client instances overshoot it by 16 to 30 %, as AWS found ("TPS much lower than
+ * server TPS, and unstable", aws-sdk-java-v2 7197). So the cut is 15 %, the growth a share of the
+ * rate cut from (an instance sending 1 a second probes as gently as one sending 100), and the
+ * sending rate is measured over at least {@value #MIN_SENT} attempts. Two more of 7197's fixes are
+ * built in: an attempt reserves its slot, so concurrent callers queue one after the other instead
+ * of all going when the first slot frees; and the throttling answers within {@value #CUT_MILLIS} ms
+ * of a cut, to attempts sent before it, do not cut again.
  *
  * <p>Thread-safe: one short lock per call while active; nothing is allocated.
  */
 public final class Pacing {
 
-	/** The share of the sending rate kept after a throttling failure (CUBIC's β). */
-	static final double BETA = 0.7;
+	/** The share of the sending rate kept after a throttling failure (CUBIC's β; AWS's is 0.7). */
+	static final double BETA = 0.85;
 
-	/** CUBIC's scale: how fast the rate grows back, in attempts per second per second cubed. */
-	static final double SCALE = 0.4;
+	/**
+	 * How fast the rate grows, as a share of the rate it was cut from per second cubed (AWS's
+	 * 0.4 is in attempts per second, whatever the rate).
+	 */
+	static final double SCALE = 0.002;
 
-	/** The weight of the newest measurement in the measured sending rate. */
+	/** The weight of the newest measurement in the measured sending rate (AWS's). */
 	static final double SMOOTHING = 0.8;
 
-	/** The lowest rate, attempts per second: one attempt every two seconds still goes. */
+	/** The lowest rate, attempts per second (AWS's): one attempt every two seconds still goes. */
 	static final double MIN_RATE = 0.5;
 
-	/** How long the sending rate is counted before it is measured. */
+	/** The sending rate is measured over at least this long (AWS's half second)… */
 	static final long MEASURE_NANOS = 500_000_000L;
 
+	/** …and at least this many attempts, so that a slow client's rate is not noise. */
+	static final long MIN_SENT = 10;
+
 	/** After a cut, throttling answers within this time answer attempts sent before it. */
-	static final long CUT_NANOS = 1_000_000_000L;
+	static final long CUT_MILLIS = 1000;
+
+	private static final long CUT_NANOS = CUT_MILLIS * 1_000_000L;
+
+	/** Seconds from a cut to the rate's return to where it was cut from (CUBIC's K). */
+	static final double PLATEAU = Math.cbrt((1 - BETA) / SCALE);
 
 	private static final double NANOS_PER_SECOND = 1e9;
 
@@ -48,9 +67,6 @@ public final class Pacing {
 
 	/** The rate at the last cut: CUBIC's W_max, where growth is slowest. */
 	private double lastMax;
-
-	/** Seconds from the last cut to the rate's return to {@link #lastMax} (CUBIC's K). */
-	private double plateau;
 
 	private long lastCut;
 
@@ -73,18 +89,35 @@ public final class Pacing {
 	 * Reserves the next slot for an attempt.
 	 * @return the nanoseconds the attempt must wait before it is sent: 0 while dormant
 	 */
-	public synchronized long acquire() {
+	public long acquire() {
+		return acquire(Long.MAX_VALUE);
+	}
+
+	/**
+	 * Reserves the next slot for an attempt, unless it is further away than the attempt can
+	 * wait: a call that must end before its slot takes none, so the slot goes to another.
+	 * @param maxWaitNanos the longest wait the attempt accepts
+	 * @return the nanoseconds the attempt must wait before it is sent (0 while dormant), or
+	 * -1 when that would be longer than {@code maxWaitNanos}: nothing is reserved
+	 */
+	public synchronized long acquire(long maxWaitNanos) {
 		long now = this.clock.nanoTime();
-		this.sent++;
-		measure(now);
 		if (!this.active) {
+			this.sent++;
+			measure(now);
 			return 0;
 		}
 		long interval = (long) (NANOS_PER_SECOND / this.rate);
 		// One slot's credit at most: a client that was idle may not burst.
 		long slot = Math.max(this.nextSlot, now - interval);
+		long wait = Math.max(0, slot - now);
+		if (wait > maxWaitNanos) {
+			return -1;
+		}
+		this.sent++;
+		measure(now);
 		this.nextSlot = slot + interval;
-		return Math.max(0, slot - now);
+		return wait;
 	}
 
 	/** A throttling failure: wakes the pace, or cuts its rate. */
@@ -105,7 +138,6 @@ public final class Pacing {
 		}
 		this.lastCut = now;
 		this.rate = Math.max(MIN_RATE, this.lastMax * BETA);
-		this.plateau = Math.cbrt(this.lastMax * (1 - BETA) / SCALE);
 	}
 
 	/** An answer that was not throttling: lets the rate grow. */
@@ -115,8 +147,8 @@ public final class Pacing {
 		}
 		long now = this.clock.nanoTime();
 		measure(now);
-		double since = (now - this.lastCut) / NANOS_PER_SECOND - this.plateau;
-		double cubic = SCALE * since * since * since + this.lastMax;
+		double since = (now - this.lastCut) / NANOS_PER_SECOND - PLATEAU;
+		double cubic = this.lastMax * (1 + SCALE * since * since * since);
 		this.rate = Math.max(MIN_RATE, Math.min(cubic, 2 * Math.max(this.measured, this.rate / 2)));
 	}
 
@@ -132,7 +164,7 @@ public final class Pacing {
 
 	private void measure(long now) {
 		long elapsed = now - this.measureStart;
-		if (elapsed >= MEASURE_NANOS) {
+		if (elapsed >= MEASURE_NANOS && this.sent >= MIN_SENT) {
 			double current = this.sent * NANOS_PER_SECOND / elapsed;
 			this.measured = (this.measured == 0) ? current : current * SMOOTHING + this.measured * (1 - SMOOTHING);
 			this.sent = 0;

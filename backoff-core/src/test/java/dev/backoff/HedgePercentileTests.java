@@ -111,7 +111,7 @@ class HedgePercentileTests {
 			}
 		};
 		BackoffCall call = this.executor.start(p95(3, 1), null, this.listener, null);
-		CompletableFuture<String> future = this.executor.executeAsync(call, broken, this::copy, this.scheduler);
+		CompletableFuture<String> future = this.executor.executeAsync(call, broken, null, this::copy, this.scheduler);
 		assertThat(this.scheduler.delays()).containsExactly(HEDGE_DELAY);
 		this.copies.get(0).complete("first");
 		assertThat(future).isCompletedWithValue("first");
@@ -123,7 +123,7 @@ class HedgePercentileTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.executor.executeAsync(p95(3, 1), null, this.listener, this::copy, this.scheduler))
 			.withMessage("hedgePercentile 95.0 takes the hedge delay from the method's recent answer times: start "
-					+ "the call and pass its Latencies to executeAsync(call, latencies, task, scheduler), or leave "
+					+ "the call and pass its Latencies to executeAsync(call, latencies, hedgeTokens, task, scheduler), or leave "
 					+ "hedgePercentile unset");
 		assertThat(this.copies).isEmpty();
 		assertThat(this.listener.ends()).singleElement()
@@ -169,7 +169,7 @@ class HedgePercentileTests {
 
 	private CompletableFuture<String> execute(BackoffPolicy policy) {
 		BackoffCall call = this.executor.start(policy, null, this.listener, null);
-		return this.executor.executeAsync(call, this.latencies, this::copy, this.scheduler);
+		return this.executor.executeAsync(call, this.latencies, null, this::copy, this.scheduler);
 	}
 
 	private CompletableFuture<String> copy() {

@@ -144,7 +144,7 @@ class OverloadControlsTests {
 		OverloadControls controls = new OverloadControls(admission, true, null);
 		AtomicInteger sent = new AtomicInteger();
 		CompletableFuture<String> future = this.executor.executeAsync(
-				controls.start(this.executor, this.policy, null, this.listener, null), null, () -> {
+				controls.start(this.executor, this.policy, null, this.listener, null), null, null, () -> {
 					sent.incrementAndGet();
 					return CompletableFuture.completedFuture("ok");
 				}, this.scheduler);
@@ -191,7 +191,7 @@ class OverloadControlsTests {
 		OverloadControls controls = new OverloadControls(null, true, pacing);
 		AtomicInteger sent = new AtomicInteger();
 		CompletableFuture<String> future = this.executor.executeAsync(
-				controls.start(this.executor, this.policy, null, this.listener, null), null, () -> {
+				controls.start(this.executor, this.policy, null, this.listener, null), null, null, () -> {
 					sent.incrementAndGet();
 					return CompletableFuture.<String>completedFuture("ok");
 				}, this.scheduler);
@@ -210,7 +210,7 @@ class OverloadControlsTests {
 		OverloadControls controls = new OverloadControls(null, true, pacing);
 		AtomicInteger sent = new AtomicInteger();
 		CompletableFuture<String> future = this.executor.executeAsync(
-				controls.start(this.executor, this.policy, null, this.listener, null), null, () -> {
+				controls.start(this.executor, this.policy, null, this.listener, null), null, null, () -> {
 					CompletionStage<String> stage = (sent.incrementAndGet() < 3)
 							? CompletableFuture.failedFuture(new Throttled()) : CompletableFuture.completedFuture("ok");
 					return stage;

@@ -33,14 +33,14 @@ class PacingTests {
 	void theFirstThrottlingFailureCutsTheRateToBetaOfTheRateSent() {
 		send(20, Duration.ofSeconds(1));
 		this.pacing.onThrottled();
-		assertThat(this.pacing.rate()).isCloseTo(14.0, within(1e-9));
+		assertThat(this.pacing.rate()).isCloseTo(20 * Pacing.BETA, within(1e-9)).isEqualTo(17.0);
 	}
 
 	@Test
 	void eachAttemptReservesItsSlotSoConcurrentCallersQueue() {
 		send(20, Duration.ofSeconds(1));
 		this.pacing.onThrottled();
-		long interval = (long) (1e9 / 14.0);
+		long interval = (long) (1e9 / 17.0);
 		assertThat(this.pacing.acquire()).isZero();
 		assertThat(this.pacing.acquire()).isEqualTo(interval);
 		assertThat(this.pacing.acquire()).isEqualTo(2 * interval);
@@ -55,13 +55,13 @@ class PacingTests {
 	void throttlingAnswersRightAfterACutDoNotCutAgain() {
 		send(20, Duration.ofSeconds(1));
 		this.pacing.onThrottled();
-		send(14, Duration.ofMillis(500));
+		send(17, Duration.ofMillis(500));
 		this.pacing.onThrottled();
-		assertThat(this.pacing.rate()).isCloseTo(14.0, within(1e-9));
-		send(14, Duration.ofMillis(600));
+		assertThat(this.pacing.rate()).isCloseTo(17.0, within(1e-9));
+		send(17, Duration.ofMillis(600));
 		this.pacing.onThrottled();
-		// Cut from the rate sent, 14 a second, measured.
-		assertThat(this.pacing.rate()).isCloseTo(14.0 * Pacing.BETA, within(0.1));
+		// Cut from the rate sent, 17 a second, measured.
+		assertThat(this.pacing.rate()).isCloseTo(17.0 * Pacing.BETA, within(0.1));
 	}
 
 	@Test
@@ -69,15 +69,55 @@ class PacingTests {
 		send(20, Duration.ofSeconds(1));
 		this.pacing.onThrottled();
 		// CUBIC's K: the rate is back at 20, where it was cut, this long after the cut.
-		double plateau = Math.cbrt(20 * (1 - Pacing.BETA) / Pacing.SCALE);
-		send(20, Duration.ofSeconds(2));
+		assertThat(Pacing.PLATEAU).isCloseTo(4.22, within(0.01));
+		send(20, Duration.ofSeconds(4));
 		this.pacing.onSuccess();
-		assertThat(this.pacing.rate()).isCloseTo(20 + Pacing.SCALE * Math.pow(2 - plateau, 3), within(1e-9))
+		assertThat(this.pacing.rate()).isCloseTo(20 * (1 + Pacing.SCALE * Math.pow(4 - Pacing.PLATEAU, 3)), within(1e-9))
 			.isBetween(19.9, 20.0);
-		send(20, Duration.ofSeconds(3));
+		send(20, Duration.ofSeconds(4));
 		this.pacing.onSuccess();
-		assertThat(this.pacing.rate()).isCloseTo(20 + Pacing.SCALE * Math.pow(5 - plateau, 3), within(1e-9))
-			.isBetween(26.0, 27.0);
+		// Beyond it, a share of it: 20 × (1 + 0.002 × 3.78³).
+		assertThat(this.pacing.rate()).isCloseTo(20 * (1 + Pacing.SCALE * Math.pow(8 - Pacing.PLATEAU, 3)), within(1e-9))
+			.isBetween(22.0, 22.5);
+	}
+
+	@Test
+	void aSlowClientProbesAsGentlyAsAFastOne() {
+		Pacing fast = this.pacing;
+		Pacing slow = new Pacing(this.clock);
+		for (int i = 0; i < 20; i++) {
+			for (int j = 0; j < 100; j++) {
+				fast.acquire();
+			}
+			slow.acquire();
+			this.clock.advance(Duration.ofSeconds(1));
+		}
+		fast.onThrottled();
+		slow.onThrottled();
+		for (int i = 0; i < 8; i++) {
+			for (int j = 0; j < 85; j++) {
+				fast.acquire();
+			}
+			slow.acquire();
+			this.clock.advance(Duration.ofSeconds(1));
+		}
+		fast.onSuccess();
+		slow.onSuccess();
+		// 8 s after the cut, both are about 11 % above where they were cut (AWS's absolute growth,
+		// 0.4 × (8 − K)³ a second, would have taken the slow one from 1 to about 3 a second).
+		assertThat(fast.rate() / 100).isBetween(1.05, 1.2);
+		assertThat(slow.rate() / 1).isBetween(1.05, 1.2);
+	}
+
+	@Test
+	void anAttemptThatCannotWaitForItsSlotTakesNone() {
+		send(20, Duration.ofSeconds(1));
+		this.pacing.onThrottled();
+		long interval = (long) (1e9 / 17.0);
+		assertThat(this.pacing.acquire(0)).isZero();
+		assertThat(this.pacing.acquire(interval - 1)).isEqualTo(-1);
+		assertThat(this.pacing.acquire(interval)).isEqualTo(interval);
+		assertThat(this.pacing.acquire()).isEqualTo(2 * interval);
 	}
 
 	@Test
@@ -86,6 +126,7 @@ class PacingTests {
 		this.pacing.onThrottled();
 		send(20, Duration.ofSeconds(30));
 		this.pacing.onSuccess();
+		// The cubic alone would be 20 × (1 + 0.002 × 25.8³), about 705.
 		assertThat(this.pacing.rate()).isCloseTo(40.0, within(1e-4));
 	}
 

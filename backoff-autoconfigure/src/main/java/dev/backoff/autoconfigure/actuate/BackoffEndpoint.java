@@ -255,7 +255,8 @@ public class BackoffEndpoint {
 		EffectivePolicy effective = policies.getEffective(name);
 		OverloadControls controls = (effective != null) ? effective.controls() : null;
 		PolicySetting.values(new EffectivePolicy(policy, budget, policies.isRetryNonIdempotent(name),
-				(effective != null) ? effective.retryOnDataAccess() : null, controls))
+				(effective != null) ? effective.retryOnDataAccess() : null,
+				(effective != null) ? effective.hedgeTokens() : null, controls))
 			.forEach((setting, value) -> {
 				// The budget's settings are listed under "budget", with its tokens left.
 				if (value != null && !setting.contains(".")) {

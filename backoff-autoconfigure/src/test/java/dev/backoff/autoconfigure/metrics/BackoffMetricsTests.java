@@ -173,6 +173,7 @@ class BackoffMetricsTests {
 						"backoff_hedges_total{event=\"won\",method=\"Reads.read\",policy=\"reads\"} 0.0",
 						"backoff_hedges_total{event=\"cancelled\",method=\"Reads.read\",policy=\"reads\"} 0.0",
 						"backoff_hedges_total{event=\"failed\",method=\"Reads.read\",policy=\"reads\"} 0.0",
+						"backoff_hedges_total{event=\"held_back\",method=\"Reads.read\",policy=\"reads\"} 0.0",
 						"backoff_retry_after_seconds_count{method=\"Reads.read\",policy=\"reads\"} 0",
 						"backoff_retry_after_seconds_count{method=\"Quotes.fetch\",policy=\"quotes\"} 0");
 				// Only where they can happen: Quotes.fetch cannot hedge, Reads.once never retries.

@@ -20,7 +20,10 @@ import dev.backoff.benchmarks.simulation.Statistics;
  * {@code RecentLatencies} on the model's virtual clock. Prints the table of docs/hedging.md.
  *
  * The calls after the slowdown are told apart: those of its first minute, while the learned
- * delay's window still holds answers from before, and those after.
+ * delay's window still holds answers from before, and those after; and the most extra requests
+ * of any minute after it (every window of 60 seconds' calls, a second apart). Each hedging
+ * policy runs with the default cap on hedges ({@code hedge-max-extra-load: 0.05}), as in Spring,
+ * and without it, as before the cap.
  *
  * <p>Argument, optional: the calls (default {@value #CALLS}). Seed 0: the output is
  * reproducible, and the three policies meet the same arrivals and answer times.
@@ -51,8 +54,9 @@ public final class HedgingDrift {
 	 * @param before the calls before the service slowed
 	 * @param firstMinute the calls of the first minute after
 	 * @param later the calls after that
+	 * @param worstMinute the most extra requests in any minute after the service slowed, as a share of its calls
 	 */
-	record Row(String label, Part before, Part firstMinute, Part later) {
+	record Row(String label, Part before, Part firstMinute, Part later, double worstMinute) {
 	}
 
 	/**
@@ -68,8 +72,11 @@ public final class HedgingDrift {
 		BackoffPolicy none = BackoffPolicy.builder().maxAttempts(scenario.maxAttempts()).build();
 		BackoffPolicy fixed = none.toBuilder().hedgeDelay(p95).maxHedges(1).build();
 		BackoffPolicy learned = fixed.toBuilder().hedgePercentile(95.0).build();
-		return List.of(row("no hedging", none, scenario), row("hedge-delay: " + p95.toMillis() + "ms", fixed, scenario),
-				row("hedge-percentile: 95", learned, scenario));
+		Scenario uncapped = scenario.withHedgeMaxExtraLoad(0);
+		String delay = "hedge-delay: " + p95.toMillis() + "ms";
+		return List.of(row("no hedging", none, scenario), row(delay, fixed, scenario),
+				row("hedge-percentile: 95", learned, scenario), row(delay + ", no cap", fixed, uncapped),
+				row("hedge-percentile: 95, no cap", learned, uncapped));
 	}
 
 	private static Row row(String label, BackoffPolicy policy, Scenario scenario) {
@@ -77,7 +84,18 @@ public final class HedgingDrift {
 		int middle = scenario.calls() / 2;
 		int minute = Math.min(middle + (int) (60 * scenario.callsPerSecond()), scenario.calls());
 		return new Row(label, part(trace, 0, middle), part(trace, middle, minute),
-				part(trace, minute, scenario.calls()));
+				part(trace, minute, scenario.calls()), worstMinute(trace, middle, minute - middle,
+						(int) scenario.callsPerSecond()));
+	}
+
+	/** The most extra requests of any {@code window} calls from {@code from} on, windows {@code step} calls apart. */
+	private static double worstMinute(Trace trace, int from, int window, int step) {
+		int calls = trace.latencyMs().length;
+		double worst = 0;
+		for (int start = from; start + window <= calls; start += step) {
+			worst = Math.max(worst, part(trace, start, start + window).extraRequests());
+		}
+		return worst;
 	}
 
 	/** The calls {@code from} (inclusive) to {@code to}: their requests, from each call's traced copies. */
@@ -95,13 +113,15 @@ public final class HedgingDrift {
 
 	static String table(Scenario scenario, List<Row> rows) {
 		StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "| %,d calls, %d× slower from the middle one "
-				+ "| extra requests before | in the first minute after | later | p50 later | p99.9 later |%n",
-				scenario.calls(), DRIFT));
-		out.append("|---|---:|---:|---:|---:|---:|\n");
+				+ "| extra requests before | in the first minute after | later | most in any minute after "
+				+ "| p99.9 before | p99.9 in the first minute after | p99.9 later | p50 later |%n", scenario.calls(), DRIFT));
+		out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (Row row : rows) {
-			out.append(String.format(Locale.ROOT, "| %s | %.1f %% | %.1f %% | %.1f %% | %.1f ms | %.0f ms |%n",
-					row.label(), 100 * row.before().extraRequests(), 100 * row.firstMinute().extraRequests(),
-					100 * row.later().extraRequests(), row.later().p50Ms(), row.later().p999Ms()));
+			out.append(String.format(Locale.ROOT,
+					"| %s | %.1f %% | %.1f %% | %.1f %% | %.1f %% | %.0f ms | %.0f ms | %.0f ms | %.1f ms |%n", row.label(),
+					100 * row.before().extraRequests(), 100 * row.firstMinute().extraRequests(),
+					100 * row.later().extraRequests(), 100 * row.worstMinute(), row.before().p999Ms(),
+					row.firstMinute().p999Ms(), row.later().p999Ms(), row.later().p50Ms()));
 		}
 		return out.toString();
 	}

@@ -11,6 +11,7 @@ import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.HedgeEvent;
+import dev.backoff.HedgeTokens;
 import dev.backoff.Latencies;
 import dev.backoff.RetryBudget;
 import dev.backoff.spring.operation.RecentLatencies;
@@ -27,6 +28,9 @@ import org.jspecify.annotations.Nullable;
  * {@link VirtualScheduler}, so the copies sent, the winners and the cancellations are what the
  * library does, in virtual time: nothing sleeps. A call's latency runs from its start to the
  * first successful answer; a call whose every attempt timed out has none (infinite latency).
+ *
+ * <p>The calls of a run share one {@link HedgeTokens}, as a named policy's do in Spring, with the
+ * scenario's {@code hedgeMaxExtraLoad} (0 for none: every hedge that is due is sent).
  *
  * <p>Everything is drawn from generators split from the seed: the arrivals from one, and each
  * call's requests from a generator of its own, so that the {@code n}-th request of a call takes
@@ -47,12 +51,25 @@ public final class HedgingModel {
 	 * @param callsPerSecond the calls' arrival rate, on average
 	 * @param maxAttempts every variant's max attempts, hedges and retries included
 	 * @param drift how many times slower every answer is from the middle call on: 1 for none
+	 * @param hedgeMaxExtraLoad the share of a hedge token each call adds, or 0 for no cap on hedges
 	 */
 	public record Scenario(HeavyTailService service, int calls, double callsPerSecond, int maxAttempts,
-			double drift) {
+			double drift, double hedgeMaxExtraLoad) {
 
 		/**
-		 * A scenario whose service does not drift.
+		 * A scenario with the default cap on hedges.
+		 * @param service the service's answer times
+		 * @param calls the calls per run
+		 * @param callsPerSecond the calls' arrival rate, on average
+		 * @param maxAttempts every variant's max attempts, hedges and retries included
+		 * @param drift how many times slower every answer is from the middle call on: 1 for none
+		 */
+		public Scenario(HeavyTailService service, int calls, double callsPerSecond, int maxAttempts, double drift) {
+			this(service, calls, callsPerSecond, maxAttempts, drift, HedgeTokens.DEFAULT_MAX_EXTRA_LOAD);
+		}
+
+		/**
+		 * A scenario whose service does not drift, with the default cap on hedges.
 		 * @param service the service's answer times
 		 * @param calls the calls per run
 		 * @param callsPerSecond the calls' arrival rate, on average
@@ -72,7 +89,17 @@ public final class HedgingModel {
 		 * @return this scenario with fewer or more calls
 		 */
 		public Scenario withCalls(int calls) {
-			return new Scenario(this.service, calls, this.callsPerSecond, this.maxAttempts, this.drift);
+			return new Scenario(this.service, calls, this.callsPerSecond, this.maxAttempts, this.drift,
+					this.hedgeMaxExtraLoad);
+		}
+
+		/**
+		 * @param hedgeMaxExtraLoad the share of a hedge token each call adds, or 0 for no cap
+		 * @return this scenario with another cap on hedges
+		 */
+		public Scenario withHedgeMaxExtraLoad(double hedgeMaxExtraLoad) {
+			return new Scenario(this.service, this.calls, this.callsPerSecond, this.maxAttempts, this.drift,
+					hedgeMaxExtraLoad);
 		}
 
 		/**
@@ -80,7 +107,8 @@ public final class HedgingModel {
 		 * @return this scenario with a service that slows down halfway
 		 */
 		public Scenario withDrift(double drift) {
-			return new Scenario(this.service, this.calls, this.callsPerSecond, this.maxAttempts, drift);
+			return new Scenario(this.service, this.calls, this.callsPerSecond, this.maxAttempts, drift,
+					this.hedgeMaxExtraLoad);
 		}
 
 		/**
@@ -100,14 +128,15 @@ public final class HedgingModel {
 	 * @param failed the calls that got no answer (every attempt timed out)
 	 * @param hedgesSent the hedges sent, as the executor reported them to its listener
 	 * @param hedgesWon the hedges whose answer was the call's
+	 * @param hedgesHeldBack the hedges due but not sent: the hedge tokens were spent
 	 * @param retries the retries, after an attempt timed out
 	 * @param p50Ms the median latency of the calls, in milliseconds
 	 * @param p99Ms their 99th percentile
 	 * @param p999Ms their 99.9th percentile
 	 * @param curveMs the latency at each of {@link #CURVE_NINES}' percentiles
 	 */
-	public record Result(long calls, long requests, long failed, long hedgesSent, long hedgesWon, long retries,
-			double p50Ms, double p99Ms, double p999Ms, double[] curveMs) {
+	public record Result(long calls, long requests, long failed, long hedgesSent, long hedgesWon, long hedgesHeldBack,
+			long retries, double p50Ms, double p99Ms, double p999Ms, double[] curveMs) {
 
 		/** The percentiles of the chart's curves, as nines: {@code -log10(1 - q)}, from p50 to p99.99. */
 		public static final double[] CURVE_NINES = curveNines();
@@ -189,6 +218,8 @@ public final class HedgingModel {
 
 		private final @Nullable Latencies latencies;
 
+		private final @Nullable HedgeTokens hedgeTokens;
+
 		private final SplittableRandom arrivals;
 
 		private final SplittableRandom callSeeds;
@@ -206,6 +237,8 @@ public final class HedgingModel {
 		private long hedgesSent;
 
 		private long hedgesWon;
+
+		private long hedgesHeldBack;
 
 		private long retries;
 
@@ -226,6 +259,7 @@ public final class HedgingModel {
 				.build();
 			double percentile = policy.getHedging().getPercentile();
 			this.latencies = (percentile > 0) ? new RecentLatencies(percentile, this.scheduler::nanoTime) : null;
+			this.hedgeTokens = (scenario.hedgeMaxExtraLoad() > 0) ? new HedgeTokens(scenario.hedgeMaxExtraLoad()) : null;
 			this.latencyMs = new double[scenario.calls()];
 			this.copyMs = new double[scenario.calls() * TRACED_COPIES];
 			Arrays.fill(this.copyMs, Double.NaN);
@@ -239,7 +273,7 @@ public final class HedgingModel {
 			double[] curve = Arrays.stream(Result.CURVE_NINES).map((nines) -> quantile(sorted, 1 - Math.pow(10, -nines)))
 				.toArray();
 			Result result = new Result(this.arrived, this.requests, this.failed, this.hedgesSent, this.hedgesWon,
-					this.retries, quantile(sorted, 0.5), quantile(sorted, 0.99), quantile(sorted, 0.999), curve);
+					this.hedgesHeldBack, this.retries, quantile(sorted, 0.5), quantile(sorted, 0.99), quantile(sorted, 0.999), curve);
 			return new Trace(result, this.latencyMs, this.copyMs);
 		}
 
@@ -259,7 +293,7 @@ public final class HedgingModel {
 			long start = this.scheduler.nanoTime();
 			double drift = (index >= this.scenario.calls() / 2) ? this.scenario.drift() : 1;
 			BackoffCall backoffCall = this.executor.start(this.policy, this.budget, this, null);
-			this.executor.executeAsync(backoffCall, this.latencies, () -> {
+			this.executor.executeAsync(backoffCall, this.latencies, this.hedgeTokens, () -> {
 				double answerMs = this.scenario.service().draw(random) * drift;
 				if (sent[0] < TRACED_COPIES) {
 					this.copyMs[index * TRACED_COPIES + sent[0]] = answerMs;
@@ -289,6 +323,9 @@ public final class HedgingModel {
 			}
 			else if (event == HedgeEvent.WON) {
 				this.hedgesWon++;
+			}
+			else if (event == HedgeEvent.HELD_BACK) {
+				this.hedgesHeldBack++;
 			}
 		}
 

@@ -86,6 +86,8 @@ public final class HedgingSimulation {
 				"%.2f %%", 100 * Runs.median(variantRuns, Result::extraRequests)));
 		row(out, "hedges won (of those sent)", results, (variantRuns) -> String.format(Locale.ROOT, "%,.0f (%,.0f)",
 				Runs.median(variantRuns, Result::hedgesWon), Runs.median(variantRuns, Result::hedgesSent)));
+		row(out, "hedges held back (hedge tokens spent)", results, (variantRuns) -> String.format(Locale.ROOT, "%,.0f",
+				Runs.median(variantRuns, Result::hedgesHeldBack)));
 		row(out, "calls without an answer (every attempt timed out)", results,
 				(variantRuns) -> String.format(Locale.ROOT, "%,.0f", Runs.median(variantRuns, Result::failed)));
 		return out.toString();
@@ -127,12 +129,13 @@ public final class HedgingSimulation {
 
 	static String runsCsv(Map<Variant, List<Result>> results) {
 		StringBuilder out = new StringBuilder(
-				"variant,seed,calls,requests,failed,hedges_sent,hedges_won,retries,p50_ms,p99_ms,p999_ms\n");
+				"variant,seed,calls,requests,failed,hedges_sent,hedges_won,hedges_held_back,retries,p50_ms,p99_ms,p999_ms\n");
 		results.forEach((variant, runs) -> {
 			for (int seed = 0; seed < runs.size(); seed++) {
 				Result r = runs.get(seed);
-				out.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f%n", quoted(variant),
-						seed, r.calls(), r.requests(), r.failed(), r.hedgesSent(), r.hedgesWon(), r.retries(),
+				out.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f%n", quoted(variant),
+						seed, r.calls(), r.requests(), r.failed(), r.hedgesSent(), r.hedgesWon(), r.hedgesHeldBack(),
+						r.retries(),
 						r.p50Ms(), r.p99Ms(), r.p999Ms()));
 			}
 		});

@@ -1,11 +1,13 @@
 package dev.backoff.spring.config;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.backoff.BackoffPolicy;
+import dev.backoff.HedgeTokens;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
@@ -15,8 +17,8 @@ import org.springframework.beans.factory.BeanFactory;
  * The application's named policies in force: {@code backoff.defaults} over a base policy, and
  * each {@code backoff.policies.<name>} over {@code backoff.defaults}, every one validated at
  * start-up so that bad configuration stops it. Beside each policy, its {@link RetryBudget},
- * if it has one: runtime state shared by every caller of the policy, annotation overrides
- * included, and kept here rather than in the policy value.
+ * if it has one, and its {@link HedgeTokens}: runtime state shared by every caller of the
+ * policy, annotation overrides included, and kept here rather than in the policy value.
  *
  * <p>A registry only: the policies are one {@link PolicySnapshot}, replaced whole by
  * {@link #apply} with one write, so that a reader sees the old set or the new one, never part
@@ -107,6 +109,11 @@ public final class BackoffPolicies {
 		return this.current.getBudget(name);
 	}
 
+	/** @see PolicySnapshot#getHedgeTokens */
+	public @Nullable HedgeTokens getHedgeTokens(String name) {
+		return this.current.getHedgeTokens(name);
+	}
+
 	/** @see PolicySnapshot#isRetryNonIdempotent */
 	public boolean isRetryNonIdempotent(String name) {
 		return this.current.isRetryNonIdempotent(name);
@@ -127,17 +134,22 @@ public final class BackoffPolicies {
 		return this.current.getChanges(name);
 	}
 
-	/** Fills every policy's retry budget up, as at start-up ({@code @InstantBackoff} does before each test). */
+	/**
+	 * Fills every policy's retry budget and hedge bucket up, as at start-up ({@code @InstantBackoff}
+	 * does before each test).
+	 */
 	public void refillBudgets() {
 		PolicySnapshot policies = this.current;
-		RetryBudget defaults = policies.getBudget(DEFAULTS);
-		if (defaults != null) {
-			defaults.refill();
-		}
-		for (String name : policies.getNames()) {
+		List<String> names = new ArrayList<>(policies.getNames());
+		names.add(DEFAULTS);
+		for (String name : names) {
 			RetryBudget budget = policies.getBudget(name);
 			if (budget != null) {
 				budget.refill();
+			}
+			HedgeTokens hedgeTokens = policies.getHedgeTokens(name);
+			if (hedgeTokens != null) {
+				hedgeTokens.refill();
 			}
 		}
 	}

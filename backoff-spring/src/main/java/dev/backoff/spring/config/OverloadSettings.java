@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * their rows of the table: {@link PolicySettings} extends it, so that they bind, merge and list
  * as its own (kept here, the policy's settings being many already).
  */
-public class OverloadSettings {
+public class OverloadSettings extends HedgingSettings {
 
 	private final AdmissionSettings admission = new AdmissionSettings();
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.backoff.BackoffPolicy;
+import dev.backoff.HedgeTokens;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
@@ -102,15 +103,17 @@ final class PolicyFactory {
 		}
 		return new PolicySnapshot.Entry(new EffectivePolicy(policy.policy(),
 				carry(old.effective().budget(), policy.budget()), policy.retryNonIdempotent(),
-				policy.retryOnDataAccess(), OverloadControlsFactory.carry(old.effective().controls(), policy.controls())),
-				levels, settings, configured);
+				policy.retryOnDataAccess(), carry(old.effective().hedgeTokens(), policy.hedgeTokens()),
+				OverloadControlsFactory.carry(old.effective().controls(), policy.controls())), levels, settings,
+				configured);
 	}
 
 	private EffectivePolicy effective(String name, List<PolicyMerge.Level> levels) {
 		PolicyMerge merge = PolicyMerge.of(levels);
-		// A fresh bucket for every policy, even one whose budget settings all come from backoff.defaults.
+		// A fresh bucket for every policy, even one whose budget settings all come from backoff.defaults;
+		// and a hedge bucket for every one, whose methods may hedge by their annotation.
 		return new EffectivePolicy(merge.policy(this.base, context(name)), merge.budget(), merge.retryNonIdempotent(),
-				merge.retryOnDataAccess(), merge.controls());
+				merge.retryOnDataAccess(), merge.hedgeTokens(), merge.controls());
 	}
 
 	private PolicyMerge.Context context(String name) {
@@ -130,6 +133,14 @@ final class PolicyFactory {
 			return old;
 		}
 		return old.resize(fresh.getMaxTokens(), fresh.getTokenRatio(), fresh.getThrottleCost());
+	}
+
+	/** The hedge bucket keeps its tokens whatever its share becomes ({@link HedgeTokens#resize}). */
+	private static @Nullable HedgeTokens carry(@Nullable HedgeTokens old, @Nullable HedgeTokens fresh) {
+		if (old == null || fresh == null) {
+			return fresh;
+		}
+		return (old.getMaxExtraLoad() == fresh.getMaxExtraLoad()) ? old : old.resize(fresh.getMaxExtraLoad());
 	}
 
 }

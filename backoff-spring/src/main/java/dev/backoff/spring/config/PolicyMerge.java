@@ -9,6 +9,7 @@ import java.util.function.Predicate;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.InvalidPolicyException;
+import dev.backoff.HedgeTokens;
 import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.spring.data.DataAccessFailures;
@@ -154,6 +155,21 @@ final class PolicyMerge {
 			return RetryBudget.of((maxTokens != null) ? maxTokens : RetryBudget.DEFAULT_MAX_TOKENS,
 					(tokenRatio != null) ? tokenRatio : RetryBudget.DEFAULT_TOKEN_RATIO,
 					(throttleCost != null) ? throttleCost : RetryBudget.DEFAULT_THROTTLE_COST);
+		}
+		catch (InvalidPolicyException ex) {
+			throw rejected(ex);
+		}
+	}
+
+	/**
+	 * @return a new, full hedge bucket with the levels' {@code hedge-max-extra-load}, or its default: one
+	 * for every policy, since an annotation may make a method of any policy hedge
+	 * @throws BackoffConfigurationException naming the setting at fault where it was given
+	 */
+	HedgeTokens hedgeTokens() {
+		Double maxExtraLoad = this.merged.getHedgeMaxExtraLoad();
+		try {
+			return new HedgeTokens((maxExtraLoad != null) ? maxExtraLoad : HedgeTokens.DEFAULT_MAX_EXTRA_LOAD);
 		}
 		catch (InvalidPolicyException ex) {
 			throw rejected(ex);

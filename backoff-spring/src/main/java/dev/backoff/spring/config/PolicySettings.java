@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.backoff.BackoffPolicy;
+import dev.backoff.HedgeTokens;
 import dev.backoff.Jitter;
 import dev.backoff.spring.data.DataAccessRetry;
 import org.jspecify.annotations.Nullable;
@@ -14,8 +15,10 @@ import org.jspecify.annotations.Nullable;
  * {@code application.yml} gives them; {@code null} means "inherit". Each setting has one row in
  * the table at the end ({@link #ALL}), which everything that handles settings loops over: the
  * merge, the annotation's attributes, live changes, the endpoint and the projections that
- * compare them. Adding a setting here is a field, its accessors and its row; the
- * configuration metadata JSON describes it for the IDE, and the core takes it on its builder.
+ * compare them. Adding a setting here is a field, its accessors and its row (the hedging
+ * settings' fields are in {@link HedgingSettings}, the overload controls' groups in
+ * {@link OverloadSettings}, which this extends, and which extends it); the configuration
+ * metadata JSON describes it for the IDE, and the core takes it on its builder.
  */
 public class PolicySettings extends OverloadSettings {
 
@@ -39,15 +42,6 @@ public class PolicySettings extends OverloadSettings {
 
 	/** How long one attempt of a non-blocking call may take. */
 	private @Nullable Duration attemptTimeout;
-
-	/** How long a non-blocking call waits for an answer before it sends another copy. */
-	private @Nullable Duration hedgeDelay;
-
-	/** Extra copies a non-blocking call may send, 0 to 4. */
-	private @Nullable Integer maxHedges;
-
-	/** The percentile of the method's recent answer times that is the hedge delay, 50 to below 100. */
-	private @Nullable Double hedgePercentile;
 
 	/** Exception types to retry, by class name. */
 	private @Nullable List<String> retryOn;
@@ -132,30 +126,6 @@ public class PolicySettings extends OverloadSettings {
 
 	public void setAttemptTimeout(@Nullable Duration value) {
 		this.attemptTimeout = value;
-	}
-
-	public @Nullable Duration getHedgeDelay() {
-		return this.hedgeDelay;
-	}
-
-	public void setHedgeDelay(@Nullable Duration value) {
-		this.hedgeDelay = value;
-	}
-
-	public @Nullable Integer getMaxHedges() {
-		return this.maxHedges;
-	}
-
-	public void setMaxHedges(@Nullable Integer value) {
-		this.maxHedges = value;
-	}
-
-	public @Nullable Double getHedgePercentile() {
-		return this.hedgePercentile;
-	}
-
-	public void setHedgePercentile(@Nullable Double value) {
-		this.hedgePercentile = value;
 	}
 
 	public @Nullable List<String> getRetryOn() {
@@ -334,6 +304,14 @@ public class PolicySettings extends OverloadSettings {
 			BackoffPolicy.Builder::hedgePercentile,
 			(p) -> (p.policy().getHedging().getPercentile() > 0) ? p.policy().getHedging().getPercentile() : null);
 
+	static final PolicySetting<Double> HEDGE_MAX_EXTRA_LOAD = PolicySetting.of("hedgeMaxExtraLoad", Double.class, "0.05",
+			PolicySettings::getHedgeMaxExtraLoad, PolicySettings::setHedgeMaxExtraLoad, null,
+			// Not the policy's but its bucket's, as the budget's settings. Listed where the policy hedges, and
+			// where it is not the default: a method may hedge by its annotation alone.
+			(p) -> (p.hedgeTokens() != null && (p.policy().getHedging().isEnabled()
+					|| p.hedgeTokens().getMaxExtraLoad() != HedgeTokens.DEFAULT_MAX_EXTRA_LOAD))
+							? p.hedgeTokens().getMaxExtraLoad() : null);
+
 	static final PolicySetting<List<String>> RETRY_ON = PolicySetting.resolved("retryOn", List.class, "java.io.IOException",
 			PolicySettings::getRetryOn, PolicySettings::setRetryOn,
 			(builder, names, at) -> builder.retryOn(at.types(names)), (p) -> p.rules().getRetryOn()).fixed();
@@ -391,7 +369,7 @@ public class PolicySettings extends OverloadSettings {
 
 	/** Every row, in order. */
 	static final List<PolicySetting<?>> ALL = List.of(MAX_ATTEMPTS, BASE_DELAY, MAX_DELAY, MULTIPLIER, JITTER,
-			MAX_ELAPSED, ATTEMPT_TIMEOUT, HEDGE_DELAY, MAX_HEDGES, HEDGE_PERCENTILE, RETRY_ON, ABORT_ON,
+			MAX_ELAPSED, ATTEMPT_TIMEOUT, HEDGE_DELAY, MAX_HEDGES, HEDGE_PERCENTILE, HEDGE_MAX_EXTRA_LOAD, RETRY_ON, ABORT_ON,
 			RETRY_ON_EXCEPTION, MAX_RETRY_AFTER, THROTTLE_BASE_DELAY, THROTTLE_MAX_DELAY, THROTTLE_ON,
 			RETRY_NON_IDEMPOTENT, RETRY_ON_DATA_ACCESS, BUDGET_ENABLED, BUDGET_MAX_TOKENS, BUDGET_TOKEN_RATIO,
 			BUDGET_THROTTLE_COST, ADMISSION_ENABLED, ADMISSION_RATIO, ADMISSION_WINDOW, ADMISSION_MAX_REJECTION,

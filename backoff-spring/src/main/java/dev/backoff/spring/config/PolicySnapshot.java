@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import dev.backoff.BackoffPolicy;
+import dev.backoff.HedgeTokens;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
@@ -51,6 +52,12 @@ public final class PolicySnapshot {
 		return (entry != null) ? entry.effective().budget() : null;
 	}
 
+	/** @return what the policy's hedges are paid from, shared by every caller of the policy, or {@code null} for no such policy */
+	public @Nullable HedgeTokens getHedgeTokens(String name) {
+		Entry entry = this.entries.get(name);
+		return (entry != null) ? entry.effective().hedgeTokens() : null;
+	}
+
 	/** @return whether HTTP clients of the policy retry POST and PATCH without an Idempotency-Key; false for no such policy */
 	public boolean isRetryNonIdempotent(String name) {
 		Entry entry = this.entries.get(name);
@@ -88,6 +95,7 @@ public final class PolicySnapshot {
 		Entry other = next.entries.get(name);
 		return entry == null || other == null || entry.effective().policy() != other.effective().policy()
 				|| entry.effective().budget() != other.effective().budget()
+				|| entry.effective().hedgeTokens() != other.effective().hedgeTokens()
 				|| entry.effective().controls() != other.effective().controls();
 	}
 

@@ -239,7 +239,7 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			Counter counter = hedges[event.ordinal()];
 			if (counter == null) {
 				counter = Counter.builder(HEDGES)
-					.description("Copies of hedged calls under a Backoff policy: sent, won, cancelled, failed")
+					.description("Copies of hedged calls under a Backoff policy: sent, won, cancelled, failed, held back by the cap")
 					.tags(tags().and("event", event.tagValue()))
 					.register(this.metrics.registry);
 				hedges[event.ordinal()] = counter;

@@ -11,6 +11,7 @@ import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import dev.backoff.Latencies;
+import dev.backoff.HedgeTokens;
 import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
@@ -381,10 +382,11 @@ public final class BackoffOperation {
 	 * @param budget the named policy's retry budget, or {@code null} for none
 	 * @param namesDataAccessCause whether the {@code exception} tag names the transient cause that a
 	 * data-access failure was retried for ({@code retry-on-data-access: transient})
+	 * @param hedgeTokens what the named policy's hedges are paid from, or {@code null} for no cap
 	 * @param controls the named policy's admission and pacing, or {@code null} for neither
 	 */
 	record State(BackoffPolicy policy, @Nullable RetryBudget budget, boolean namesDataAccessCause,
-			@Nullable OverloadControls controls) {
+			@Nullable HedgeTokens hedgeTokens, @Nullable OverloadControls controls) {
 	}
 
 }

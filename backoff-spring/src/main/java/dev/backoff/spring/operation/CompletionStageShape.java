@@ -44,7 +44,8 @@ final class CompletionStageShape implements ReturnShape {
 		BackoffExecutor executor = operation.getExecutor();
 		CompletableFuture<@Nullable Object> call = executor.executeAsync(
 				start(executor, state, listener, null), operation.latencies(state.policy()),
-				() -> (CompletionStage<@Nullable Object>) BackoffOperation.run(task), operation.getScheduler());
+				state.hedgeTokens(), () -> (CompletionStage<@Nullable Object>) BackoffOperation.run(task),
+				operation.getScheduler());
 		return (fallback != null) ? fallback.afterAsync(call, receiver, arguments,
 				(failure) -> operation.fallsBack(failure, state.policy(), enclosing)) : call;
 	}

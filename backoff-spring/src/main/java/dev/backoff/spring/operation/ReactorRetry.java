@@ -12,6 +12,7 @@ import java.util.function.Function;
 import dev.backoff.BackoffCall;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
+import dev.backoff.HedgeTokens;
 import dev.backoff.Latencies;
 import dev.backoff.Sleeper;
 import org.jspecify.annotations.Nullable;
@@ -114,7 +115,7 @@ final class ReactorRetry implements ReturnShape {
 		ObservedCall observed = observe(operation, context);
 		BackoffCall call = start(operation, state, context, observed);
 		if (state.policy().getHedging().isEnabled()) {
-			return hedged(operation, call, observed, attempt, context);
+			return hedged(operation, call, state.hedgeTokens(), observed, attempt, context);
 		}
 		Duration timeout = call.getAttemptTimeout();
 		return pace(call, operation).then(Mono.defer(() -> {
@@ -154,10 +155,11 @@ final class ReactorRetry implements ReturnShape {
 	 * {@code Mono} cancels the call.
 	 */
 	private static Mono<@Nullable Object> hedged(BackoffOperation operation, BackoffCall call,
-			@Nullable ObservedCall observed, BackoffTask<@Nullable Object> attempt, ContextView context) {
+			@Nullable HedgeTokens hedgeTokens, @Nullable ObservedCall observed, BackoffTask<@Nullable Object> attempt,
+			ContextView context) {
 		Context copies = Context.of(context).putAll(enclosing(call).apply(Context.empty()).readOnly());
 		Latencies latencies = operation.latencies(call.getPolicy());
-		return Mono.fromFuture(() -> operation.getExecutor().executeAsync(call, latencies, () -> {
+		return Mono.fromFuture(() -> operation.getExecutor().executeAsync(call, latencies, hedgeTokens, () -> {
 			Object observation = (observed != null) ? observed.startAttempt() : null;
 			BackoffTask<@Nullable Object> task = (observed != null) ? () -> observed.run(observation, attempt) : attempt;
 			Mono<@Nullable Object> copy = Mono.from(publisher(task));

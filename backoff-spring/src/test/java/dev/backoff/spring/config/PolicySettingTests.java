@@ -65,6 +65,7 @@ class PolicySettingTests {
 				Map.entry("jitter", Jitter.EQUAL), Map.entry("maxElapsed", Duration.ofSeconds(30)),
 				Map.entry("attemptTimeout", Duration.ofSeconds(2)), Map.entry("retryOn", List.of("java.io.IOException")),
 				Map.entry("hedgeDelay", Duration.ofMillis(40)), Map.entry("maxHedges", 2), Map.entry("hedgePercentile", 99.0),
+				Map.entry("hedgeMaxExtraLoad", 0.02),
 				Map.entry("abortOn", List.of("java.io.FileNotFoundException")),
 				Map.entry("retryOnException", "#exception.message != null"),
 				Map.entry("maxRetryAfter", Duration.ofSeconds(7)), Map.entry("throttleBaseDelay", Duration.ofSeconds(1)),

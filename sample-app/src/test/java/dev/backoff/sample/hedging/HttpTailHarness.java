@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.HedgeEvent;
+import dev.backoff.HedgeTokens;
 
 /**
  * Sends calls to the sample's downstream over real loopback HTTP, each a JDK
@@ -33,7 +34,8 @@ import dev.backoff.HedgeEvent;
  * so the load on the downstream falls while slow calls wait, and the fast answers of a run
  * without hedging look faster than those of a hedged run, which frees its callers sooner.
  * The task returns the client's own future, so that a losing copy's {@code cancel(true)} aborts
- * its exchange.
+ * its exchange. The calls of a run share one {@link HedgeTokens} with the default share, as a
+ * named policy's calls do in Spring: hedges are paid when sent.
  */
 public final class HttpTailHarness implements AutoCloseable {
 
@@ -65,6 +67,7 @@ public final class HttpTailHarness implements AutoCloseable {
 		sample.resetWithTail(slowRate, slowDelay);
 		HttpRequest request = HttpRequest.newBuilder(sample.quote()).build();
 		Hedges hedges = new Hedges();
+		HedgeTokens hedgeTokens = new HedgeTokens(HedgeTokens.DEFAULT_MAX_EXTRA_LOAD);
 		Map<String, LongAdder> failures = new ConcurrentHashMap<>();
 		long[] nanos = new long[calls];
 		Semaphore inFlight = new Semaphore(maxInFlight);
@@ -78,7 +81,8 @@ public final class HttpTailHarness implements AutoCloseable {
 			}
 			inFlight.acquire();
 			int call = i;
-			CompletableFuture<HttpResponse<Void>> future = this.executor.executeAsync(variant.policy(), null, hedges,
+			CompletableFuture<HttpResponse<Void>> future = this.executor.executeAsync(
+					this.executor.start(variant.policy(), null, hedges, null), null, hedgeTokens,
 					() -> this.client.sendAsync(request, BodyHandlers.discarding()), this.scheduler);
 			future.whenComplete((response, failure) -> {
 				nanos[call] = System.nanoTime() - start;
@@ -94,7 +98,7 @@ public final class HttpTailHarness implements AutoCloseable {
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
 		HttpTailSample.Stats stats = sample.settledStats();
 		return new HttpTailResult(variant.name(), calls, counts(failures), nanos, stats.requests(), stats.slow(),
-				hedges.sent.sum(), hedges.won.sum(), counts(hedges.retries), elapsed);
+				hedges.sent.sum(), hedges.won.sum(), hedges.heldBack.sum(), counts(hedges.retries), elapsed);
 	}
 
 	private static Map<String, Long> counts(Map<String, LongAdder> adders) {
@@ -118,12 +122,14 @@ public final class HttpTailHarness implements AutoCloseable {
 		this.scheduler.shutdownNow();
 	}
 
-	/** Counts the hedges sent and won, and the retries, over every call of a run. */
+	/** Counts the hedges sent, won and held back, and the retries, over every call of a run. */
 	private static final class Hedges implements BackoffListener {
 
 		final LongAdder sent = new LongAdder();
 
 		final LongAdder won = new LongAdder();
+
+		final LongAdder heldBack = new LongAdder();
 
 		/** By the failure retried. */
 		final Map<String, LongAdder> retries = new ConcurrentHashMap<>();
@@ -139,6 +145,7 @@ public final class HttpTailHarness implements AutoCloseable {
 			switch (event) {
 				case SENT -> this.sent.increment();
 				case WON -> this.won.increment();
+				case HELD_BACK -> this.heldBack.increment();
 				default -> {
 				}
 			}

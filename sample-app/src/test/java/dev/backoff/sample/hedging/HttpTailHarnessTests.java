@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
 
+import dev.backoff.HedgeTokens;
 import dev.backoff.sample.SampleAppTest;
 import dev.backoff.sample.SampleProperties;
 import org.junit.jupiter.api.AfterEach;
@@ -84,9 +85,10 @@ class HttpTailHarnessTests {
 	@Test
 	void theTableShowsEveryColumn() {
 		HttpTailResult result = new HttpTailResult("hedging, maxHedges 1", 4, Map.of(),
-				new long[] { 4_000_000, 1_000_000, 3_000_000, 2_000_000 }, 5, 1, 1, 1, Map.of(),
+				new long[] { 4_000_000, 1_000_000, 3_000_000, 2_000_000 }, 5, 1, 1, 1, 2, Map.of(),
 				Duration.ofSeconds(1));
-		assertThat(result.row()).isEqualTo("| hedging, maxHedges 1 | 2.0 | 4.0 | 4.0 | 4.0 | 25.00 % | 1 | 1 / 1 | 0 | 0 |");
+		assertThat(result.row())
+			.isEqualTo("| hedging, maxHedges 1 | 2.0 | 4.0 | 4.0 | 4.0 | 25.00 % | 1 | 1 / 1 / 2 | 0 | 0 |");
 		assertThat(HttpTailResult.HEADER.lines().findFirst().orElseThrow().split("\\|"))
 			.hasSameSizeAs(result.row().split("\\|"));
 	}
@@ -102,6 +104,8 @@ class HttpTailHarnessTests {
 		// A copy cancelled before it was written never reaches the downstream.
 		assertThat(result.requests()).isLessThanOrEqualTo(CALLS + result.hedgesSent() + result.retried());
 		assertThat(result.hedgesWon()).isLessThanOrEqualTo(result.hedgesSent());
+		// Paid when sent: the burst, and a twentieth of a hedge per call.
+		assertThat(result.hedgesSent()).isLessThanOrEqualTo(HedgeTokens.BURST + (long) (CALLS * HedgeTokens.DEFAULT_MAX_EXTRA_LOAD));
 		assertSlowAnswersAreTheDrawnOnes(result);
 	}
 

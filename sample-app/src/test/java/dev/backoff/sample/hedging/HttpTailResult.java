@@ -16,15 +16,16 @@ import java.util.Map;
  * @param slow the answers it delayed
  * @param hedgesSent hedges sent (extra copies)
  * @param hedgesWon hedges whose answer was the call's
+ * @param hedgesHeldBack hedges due but not sent: the policy's hedge tokens were spent
  * @param retries retries after an attempt failed or timed out, by the failure
  * @param elapsed the run's wall-clock time
  */
 public record HttpTailResult(String variant, int calls, Map<String, Long> failures, long[] nanos, long requests,
-		long slow, long hedgesSent, long hedgesWon, Map<String, Long> retries, Duration elapsed) {
+		long slow, long hedgesSent, long hedgesWon, long hedgesHeldBack, Map<String, Long> retries, Duration elapsed) {
 
 	/** The columns of {@link #row()}. */
 	public static final String HEADER = """
-			| variant | p50 ms | p99 ms | p99.9 ms | max ms | extra requests | slow answers | hedges won / sent | retries | failed calls |
+			| variant | p50 ms | p99 ms | p99.9 ms | max ms | extra requests | slow answers | hedges won / sent / held back | retries | failed calls |
 			|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|""";
 
 	/** @return the calls that failed */
@@ -55,9 +56,9 @@ public record HttpTailResult(String variant, int calls, Map<String, Long> failur
 
 	/** @return the variant's row of the table */
 	public String row() {
-		return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %.2f %% | %d | %d / %d | %d%s | %d%s |",
+		return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f | %.2f %% | %d | %d / %d / %d | %d%s | %d%s |",
 				this.variant, millis(0.5), millis(0.99), millis(0.999), millis(1.0), 100 * extraRequests(), this.slow,
-				this.hedgesWon, this.hedgesSent, retried(), this.retries.isEmpty() ? "" : " " + this.retries,
+				this.hedgesWon, this.hedgesSent, this.hedgesHeldBack, retried(), this.retries.isEmpty() ? "" : " " + this.retries,
 				failedCalls(), this.failures.isEmpty() ? "" : " " + this.failures);
 	}
 
