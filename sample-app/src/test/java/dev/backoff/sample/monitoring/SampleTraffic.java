@@ -60,6 +60,34 @@ final class SampleTraffic {
 		faults("slowNext=1&slowDelay=1s");
 		assertThat(this.http.get("/quotes/ACME/hedged", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
 		consume();
+		guarded();
+	}
+
+	/**
+	 * The guarded policy's controls: a 429 wakes its pace, so that the next requests wait for their
+	 * slots (recorded under @InstantBackoff); then an outage, in which admission rejects requests
+	 * locally (admission_rejected, answered 503). Admission remembers an earlier run's outage for
+	 * its window, so a request may be rejected from the start.
+	 */
+	private void guarded() {
+		this.http.delete("/downstream/stats");
+		faults("throttleNext=1&retryAfter=0");
+		for (int i = 0; i < 2; i++) {
+			// Rejected (503), or its retry rejected after the 429 (502), while admission remembers an outage.
+			assertThat(this.http.get("/guarded/quotes/ACME", String.class).getStatusCode()).isIn(HttpStatus.OK,
+					HttpStatus.BAD_GATEWAY, HttpStatus.SERVICE_UNAVAILABLE);
+		}
+		faults("failureRate=1.0");
+		int rejected = 0;
+		for (int i = 0; i < 20; i++) {
+			HttpStatus status = HttpStatus.valueOf(this.http.get("/guarded/quotes/ACME", String.class)
+				.getStatusCode()
+				.value());
+			assertThat(status).isIn(HttpStatus.BAD_GATEWAY, HttpStatus.SERVICE_UNAVAILABLE);
+			rejected += (status == HttpStatus.SERVICE_UNAVAILABLE) ? 1 : 0;
+		}
+		assertThat(rejected).isPositive();
+		this.http.delete("/downstream/stats");
 	}
 
 	/** A consumer's records: one at once, one after two failures, one never, one whose container stops. */
