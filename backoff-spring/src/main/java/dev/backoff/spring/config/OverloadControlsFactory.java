@@ -25,7 +25,7 @@ final class OverloadControlsFactory {
 	 * @throws dev.backoff.InvalidPolicyException naming the setting, the value and the rule
 	 */
 	static @Nullable OverloadControls create(OverloadSettings merged) {
-		AdmissionSettings settings = merged.getAdmission();
+		OverloadSettings.Admission settings = merged.getAdmission();
 		Admission admission = null;
 		if (Boolean.TRUE.equals(settings.getEnabled())) {
 			Double ratio = settings.getRatio();
