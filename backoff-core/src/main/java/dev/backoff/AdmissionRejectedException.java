@@ -13,7 +13,7 @@ import dev.backoff.internal.Durations;
  * <p>Not retryable by an enclosing call's default classification (it is no I/O failure), which is
  * the point: the dependency is overloaded, and the rejection is there to spare it.
  */
-public class AdmissionRejectedException extends RuntimeException {
+public class AdmissionRejectedException extends AttemptNotSentException {
 
 	private final int attempt;
 

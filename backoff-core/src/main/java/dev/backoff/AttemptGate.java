@@ -36,7 +36,7 @@ final class AttemptGate {
 		try {
 			pace = call.beforeAttempt();
 		}
-		catch (AdmissionRejectedException ex) {
+		catch (AttemptNotSentException ex) {
 			future.completeExceptionally(ex);
 			return true;
 		}

@@ -45,9 +45,9 @@ public final class BackoffCall {
 	private final BackoffPolicy policy;
 	private final @Nullable RetryBudget budget;
 	private final BackoffListener listener;
-	private final NanoClock clock;
+	final NanoClock clock;
 	private final RandomSource randomSource;
-	private final long startNanos;
+	final long startNanos;
 
 	/** The policy of the retrying call this one runs inside, or {@code null}: see {@link Nested}. */
 	private final @Nullable BackoffPolicy enclosing;
@@ -179,8 +179,10 @@ public final class BackoffCall {
 	 * {@link #nextDelay}; the first attempt's is decided here.
 	 * @return the nanoseconds to wait for the attempt's slot (pacing, once the dependency has
 	 * throttled), 0 to send it now
-	 * @throws AdmissionRejectedException when admission rejected the call's first attempt: the
-	 * call has ended with {@link Outcome#ADMISSION_REJECTED} and this failure, and nothing was sent
+	 * @throws AttemptNotSentException when the call's first attempt is not sent: admission rejected
+	 * it ({@link AdmissionRejectedException}, the call ended with {@link Outcome#ADMISSION_REJECTED}), or
+	 * its slot at the pace is past {@code maxElapsed} ({@link Outcome#TIMED_OUT}); the call has ended
+	 * with this failure
 	 */
 	public long beforeAttempt() {
 		return (this.controls != null) ? this.controls.beforeAttempt(this) : 0;

@@ -25,7 +25,9 @@ public enum Outcome {
 
 	/**
 	 * The next wait would have passed the policy's {@code maxElapsed}, or the server's
-	 * {@link RetryAfter} hint asked for a wait beyond the policy's {@code maxRetryAfter}.
+	 * {@link RetryAfter} hint asked for a wait beyond the policy's {@code maxRetryAfter}, or the
+	 * first attempt's slot at the policy's {@link Pacing pace} is past {@code maxElapsed} (nothing
+	 * was sent: the caller gets an {@link AttemptNotSentException}).
 	 */
 	TIMED_OUT,
 

@@ -1,6 +1,9 @@
 package dev.backoff;
 
 import java.time.Duration;
+import java.util.Locale;
+
+import dev.backoff.internal.Durations;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +18,10 @@ import org.jspecify.annotations.Nullable;
  * another reason is not counted). A rejected attempt is never sent and counts as neither an
  * attempt nor a request; the call ends with {@link Outcome#ADMISSION_REJECTED}.</li>
  * <li>{@link Pacing} makes every attempt, the first included, wait for its slot once the
- * dependency has throttled; that wait comes after a retry's, adding to it.</li>
+ * dependency has throttled; that wait comes after a retry's, adding to it. A first attempt whose
+ * slot is further away than the policy's {@code maxElapsed} allows takes none: the call ends
+ * {@link Outcome#TIMED_OUT} unsent, with an {@link AttemptNotSentException}, so that callers offering
+ * more than the pace allows do not queue without end. (A retry's wait is not bounded so.)</li>
  * </ul>
  *
  * <p>What each attempt's answer tells them, by the policy's own classification:
@@ -101,7 +107,7 @@ public final class OverloadControls {
 	 * @param listener receives this call's events
 	 * @param task one attempt
 	 * @return the result of the successful attempt (or the last result)
-	 * @throws Throwable the last attempt's original failure, or an {@link AdmissionRejectedException}
+	 * @throws Throwable the last attempt's original failure, or an {@link AttemptNotSentException}
 	 * when none was sent
 	 * @throws IllegalArgumentException before any attempt, if the policy has an attempt timeout or hedging
 	 */
@@ -125,7 +131,21 @@ public final class OverloadControls {
 			call.outcome = Outcome.ADMISSION_REJECTED;
 			throw call.end(rejection(admission, 1));
 		}
-		long pace = (this.pacing != null) ? this.pacing.acquire() : 0;
+		Pacing pacing = this.pacing;
+		if (pacing == null) {
+			return 0;
+		}
+		Duration maxElapsed = call.getPolicy().getRules().getMaxElapsed();
+		// A first attempt whose slot comes after the call must end takes none: the call ends unsent.
+		long maxWait = (maxElapsed == null || call.getAttempts() > 0) ? Long.MAX_VALUE
+				: maxElapsed.toNanos() - (call.clock.nanoTime() - call.startNanos);
+		long pace = pacing.acquire(Math.max(0, maxWait));
+		if (pace < 0) {
+			call.outcome = Outcome.TIMED_OUT;
+			throw call.end(new AttemptNotSentException(String.format(Locale.ROOT, "Attempt 1 was not sent: its slot at "
+					+ "the pace (%.2f attempts a second, the dependency having throttled) is further away than "
+					+ "maxElapsed (%s) allows", pacing.rate(), Durations.format(maxElapsed))));
+		}
 		if (pace > 0) {
 			ListenerCalls.paced(call.listener(), call.getAttempts() + 1, Duration.ofNanos(pace));
 		}

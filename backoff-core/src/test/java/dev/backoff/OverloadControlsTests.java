@@ -184,6 +184,27 @@ class OverloadControlsTests {
 	}
 
 	@Test
+	void aFirstAttemptWhoseSlotIsPastMaxElapsedIsNotSentAndTheCallEndsTimedOut() {
+		Pacing pacing = new Pacing(this.clock);
+		pacing.onThrottled();
+		// Other callers hold the slots of the next second and more.
+		while (pacing.acquire() <= Duration.ofSeconds(1).toNanos()) {
+			// Reserved.
+		}
+		OverloadControls controls = new OverloadControls(null, true, pacing);
+		BackoffPolicy bounded = this.policy.toBuilder().maxElapsed(Duration.ofSeconds(1)).build();
+		AtomicInteger sent = new AtomicInteger();
+		Throwable thrown = catchThrowable(() -> controls.execute(this.executor, bounded, null, this.listener,
+				() -> sent.incrementAndGet()));
+		assertThat(thrown).isExactlyInstanceOf(AttemptNotSentException.class)
+			.hasMessageStartingWith("Attempt 1 was not sent: its slot at the pace (")
+			.hasMessageEndingWith("is further away than maxElapsed (1s) allows");
+		assertThat(sent).hasValue(0);
+		assertThat(this.sleeper.sleeps()).isEmpty();
+		assertThat(this.listener.ends()).containsExactly(new Failure(Outcome.TIMED_OUT, 0, thrown));
+	}
+
+	@Test
 	void aNonBlockingCallWaitsForThePaceOnTheSchedulerNeverOnAThread() {
 		Pacing pacing = new Pacing(this.clock);
 		pacing.onThrottled();

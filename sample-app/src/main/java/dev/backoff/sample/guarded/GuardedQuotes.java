@@ -1,6 +1,6 @@
 package dev.backoff.sample.guarded;
 
-import dev.backoff.AdmissionRejectedException;
+import dev.backoff.AttemptNotSentException;
 import dev.backoff.sample.quotes.DownstreamBaseUrl;
 import dev.backoff.sample.quotes.Quote;
 import dev.backoff.spring.http.BackoffHttp;
@@ -45,9 +45,9 @@ public class GuardedQuotes {
 			.body(Quote.class);
 	}
 
-	@ExceptionHandler(AdmissionRejectedException.class)
+	@ExceptionHandler(AttemptNotSentException.class)
 	@ResponseStatus(HttpStatus.SERVICE_UNAVAILABLE)
-	ProblemDetail rejected(AdmissionRejectedException ex) {
+	ProblemDetail rejected(AttemptNotSentException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
 				"Not sent to the overloaded downstream: " + ex.getMessage());
 	}
