@@ -2,12 +2,16 @@ package dev.backoff.benchmarks.overload;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
+import dev.backoff.benchmarks.hedging.HedgingDrift;
+import dev.backoff.benchmarks.hedging.HedgingDrift.Row;
+import dev.backoff.benchmarks.hedging.HedgingModel;
 import dev.backoff.benchmarks.overload.OverloadModel.Kind;
 import dev.backoff.benchmarks.overload.OverloadModel.Result;
 import dev.backoff.benchmarks.overload.OverloadModel.Scenario;
@@ -15,6 +19,7 @@ import dev.backoff.benchmarks.overload.OverloadModel.Variant;
 import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Chart.Axis;
 import dev.backoff.benchmarks.simulation.Runs;
+import dev.backoff.benchmarks.simulation.Statistics;
 
 /**
  * Runs {@link OverloadModel}'s scenarios with every {@link Variant} and writes the report
@@ -61,11 +66,17 @@ public final class OverloadSimulation {
 			results.put(scenario, Runs.simulate(Variant.class, List.of(Variant.values()), RUNS,
 					(variant, seed) -> OverloadModel.run(scenario, variant, seed)));
 		}
-		return new Report(results);
+		HedgingModel.Scenario slowdown = HedgingDrift.scenario(HedgingDrift.CALLS);
+		return new Report(results, slowdown, HedgingDrift.run(slowdown));
 	}
 
-	/** The report: the runs and what is written of them. */
-	record Report(Map<Scenario, Map<Variant, List<Result>>> results) {
+	/**
+	 * The report: the runs and what is written of them.
+	 * @param results the throttling and outage scenarios' runs
+	 * @param slowdown the threefold slowdown with hedging ({@link HedgingDrift}'s, the same service and calls)
+	 * @param hedging its one run per hedging policy
+	 */
+	record Report(Map<Scenario, Map<Variant, List<Result>>> results, HedgingModel.Scenario slowdown, List<Row> hedging) {
 
 		static final String FILE = "overload-report.md";
 
@@ -75,10 +86,12 @@ public final class OverloadSimulation {
 			out.append("Written by `OverloadSimulation` (backoff-benchmarks) and checked by `OverloadSimulationTests`, "
 					+ "which regenerates it in virtual time: do not edit by hand.\n\n");
 			out.append(METHOD);
-			out.append("\n## Summary\n\n").append(summary(this.results));
+			out.append("\n## Summary\n\n").append(summary(this.results)).append(slowdownSummary(this.hedging));
 			for (Map.Entry<Scenario, Map<Variant, List<Result>>> entry : this.results.entrySet()) {
 				out.append('\n').append(table(entry.getKey(), entry.getValue()));
 			}
+			out.append('\n').append(SLOWDOWN).append("\n![slowdown](").append(SLOWDOWN_CHART).append(")\n\n")
+				.append(HedgingDrift.table(this.slowdown, this.hedging));
 			return out.toString();
 		}
 
@@ -87,6 +100,7 @@ public final class OverloadSimulation {
 			for (Map.Entry<Scenario, Map<Variant, List<Result>>> entry : this.results.entrySet()) {
 				Runs.write(folder.resolve(chartFile(entry.getKey())), svg(entry.getKey(), entry.getValue()));
 			}
+			Runs.write(folder.resolve(SLOWDOWN_CHART), slowdownSvg(this.hedging));
 		}
 
 	}
@@ -137,6 +151,73 @@ public final class OverloadSimulation {
 			}
 		}
 		return out.append(outage).toString();
+	}
+
+	/** The slowdown's chart file. */
+	static final String SLOWDOWN_CHART = "overload-slowdown.svg";
+
+	/** The slowdown section's heading and text. */
+	static final String SLOWDOWN = """
+			## slowdown
+
+			A service answering around 10 ms (1 % of answers 100 times slower), called 1,000 times a second, every \
+			answer three times slower from the middle call on (100 s in): `HedgingDrift`'s run through \
+			`HedgingModel` (Backoff's real non-blocking executor), without hedging, with a fixed hedge delay (the \
+			service's p95 before the slowdown) and with `hedge-percentile: 95`, each with the default cap on hedges \
+			(`hedge-max-extra-load: 0.05`) and without it. One seeded run; "most in any minute" is the worst of \
+			every 60 s of calls after the slowdown, a second apart. The chart shows the extra requests and the \
+			p99.9 per 10 s of calls.
+			""";
+
+	/** @return the slowdown's line in the summary: the learned delay with the cap against no hedging */
+	static String slowdownSummary(List<Row> rows) {
+		Row none = rows.get(0);
+		Row learned = rows.get(2);
+		return String.format(Locale.ROOT, "%nIn the threefold slowdown, `hedge-percentile: 95` with the cap sent at most "
+				+ "%.1f %% extra requests in any minute after it (%.1f %% without the cap); its p99.9 was %.0f ms before "
+				+ "the slowdown, %.0f ms in its first minute and %.0f ms after, against %.0f ms without hedging before it.%n",
+				100 * learned.worstMinute(), 100 * rows.get(4).worstMinute(), learned.before().p999Ms(),
+				learned.firstMinute().p999Ms(), learned.later().p999Ms(), none.before().p999Ms());
+	}
+
+	/** @return a two-panel chart of the slowdown: extra requests per second and p99.9 per 10 s, per policy */
+	static String slowdownSvg(List<Row> rows) {
+		int calls = rows.get(0).trace().latencyMs().length;
+		int seconds = calls / 1000;
+		Chart chart = new Chart(1000, 490, "slowdown: every answer 3 times slower from 100 s, hedges with and without the cap");
+		Axis time = Axis.linear(seconds, 4, "%.0f", "seconds (1,000 calls each)");
+		Chart.Panel extra = chart.panel(70, 50, 380, 310, "Extra requests, % of calls", time,
+				Axis.linear(100, 5, "%.0f", ""));
+		Chart.Panel tail = chart.panel(570, 50, 380, 310, "p99.9 per 10 s, ms", time,
+				Axis.log(10, 10_000, "%.0f", ""));
+		int color = 0;
+		for (Row row : rows) {
+			double[] copies = row.trace().copyMs();
+			double[] at = new double[seconds];
+			double[] share = new double[seconds];
+			for (int second = 0; second < seconds; second++) {
+				int sent = 0;
+				for (int i = second * 1000 * HedgingModel.TRACED_COPIES; i < (second + 1) * 1000 * HedgingModel.TRACED_COPIES; i++) {
+					sent += Double.isNaN(copies[i]) ? 0 : 1;
+				}
+				at[second] = second + 0.5;
+				share[second] = 100.0 * sent / 1000 - 100;
+			}
+			double[] windows = new double[seconds / 10];
+			double[] p999 = new double[seconds / 10];
+			for (int w = 0; w < windows.length; w++) {
+				windows[w] = w * 10 + 5;
+				p999[w] = Statistics.quantile(Arrays.copyOfRange(row.trace().latencyMs(), w * 10_000, (w + 1) * 10_000), 0.999);
+			}
+			extra.line(at, share, COLORS[color]);
+			tail.line(windows, p999, COLORS[color]);
+			chart.legend(70 + (color % 3) * 300, 420 + (color / 3) * 20, COLORS[color], row.label());
+			color++;
+		}
+		for (Chart.Panel panel : new Chart.Panel[] { extra, tail }) {
+			panel.vertical(seconds / 2.0, "3× slower", false);
+		}
+		return chart.end();
 	}
 
 	static String chartFile(Scenario scenario) {
