@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.backoff.benchmarks.hedging.HedgingDrift.Row;
@@ -49,6 +50,37 @@ class OverloadSimulationTests {
 		String page = Files.readString(DOCS.resolve("overload-safety.md"), StandardCharsets.UTF_8);
 		assertThat(page).contains(
 				OverloadSimulation.summary(REPORT.results()) + OverloadSimulation.slowdownSummary(REPORT.hedging()));
+	}
+
+	@Test
+	void theOverloadSafetyPageReadsTheFiguresAsTheyAre() throws IOException {
+		String page = Files.readString(DOCS.resolve("overload-safety.md"), StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+		List<Scenario> scenarios = List.copyOf(REPORT.results().keySet());
+		assertThat(page).contains(String.format(Locale.ROOT, "%.0f %% fewer with 10 instances, %.0f %% with 100, %.0f %% after a halving",
+				fewer(scenarios.get(0)), fewer(scenarios.get(1)), fewer(scenarios.get(3))));
+		assertThat(page).contains(String.format(Locale.ROOT, "about %.0f attempts a second at the server instead of %.0f",
+				Math.round(median(scenarios.get(0), Variant.BUDGET, (run) -> run.atServerPerSecond(scenarios.get(0))) / 10) * 10.0,
+				Math.round(median(scenarios.get(0), Variant.PLAIN, (run) -> run.atServerPerSecond(scenarios.get(0))) / 10) * 10.0));
+		assertThat(page).contains(String.format(Locale.ROOT, "(%.0f 429s a second instead of %.0f)",
+				median(scenarios.get(0), Variant.ADMISSION, (run) -> run.throttledPerSecond(scenarios.get(0))),
+				median(scenarios.get(0), Variant.PLAIN, (run) -> run.throttledPerSecond(scenarios.get(0)))));
+		assertThat(page).contains(String.format(Locale.ROOT, "reaches %.0f to %.0f %% of the server's rate",
+				median(scenarios.get(0), Variant.AWS, (run) -> run.goodputPerSecond(scenarios.get(0))),
+				median(scenarios.get(1), Variant.AWS, (run) -> run.goodputPerSecond(scenarios.get(1)))));
+		List<Row> rows = REPORT.hedging();
+		assertThat(page).contains(String.format(Locale.ROOT, "holds them to %.1f %% of the calls in every minute",
+				100 * rows.get(2).worstMinute()));
+		assertThat(page).contains(String.format(Locale.ROOT, "sent %.1f %% in the first minute (and a fixed one %.1f %%)",
+				100 * rows.get(4).worstMinute(), 100 * rows.get(3).worstMinute()));
+		assertThat(page).contains(String.format(Locale.ROOT, "(%.0f ms against %.1f s)", rows.get(2).later().p999Ms(),
+				rows.get(0).before().p999Ms() / 1000));
+		assertThat(page).contains(String.format(Locale.ROOT, "in the first minute it does not (%.1f s)",
+				rows.get(2).firstMinute().p999Ms() / 1000));
+	}
+
+	private static double fewer(Scenario scenario) {
+		return 100 * (1 - median(scenario, Variant.ALL, (run) -> run.throttledPerSecond(scenario))
+				/ median(scenario, Variant.PLAIN, (run) -> run.throttledPerSecond(scenario)));
 	}
 
 	@Test
