@@ -55,8 +55,11 @@ public final class Pacing {
 
 	private static final long CUT_NANOS = CUT_MILLIS * 1_000_000L;
 
-	/** Seconds from a cut to the rate's return to where it was cut from (CUBIC's K). */
-	static final double PLATEAU = Math.cbrt((1 - BETA) / SCALE);
+	/**
+	 * Seconds from a cut to the rate's return to where it was cut from (CUBIC's K); StrictMath,
+	 * so that it is the same to the last bit on every JVM, and the simulation's report with it.
+	 */
+	static final double PLATEAU = StrictMath.cbrt((1 - BETA) / SCALE);
 
 	private static final double NANOS_PER_SECOND = 1e9;
 

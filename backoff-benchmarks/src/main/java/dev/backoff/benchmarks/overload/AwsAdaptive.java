@@ -87,17 +87,17 @@ final class AwsAdaptive {
 		measure(now);
 		double rate = this.enabled ? Math.min(this.measuredRate, this.fillRate) : this.measuredRate;
 		this.lastMax = rate;
-		this.window = Math.cbrt(this.lastMax * (1 - BETA) / SCALE);
+		this.window = StrictMath.cbrt(this.lastMax * (1 - BETA) / SCALE);
 		this.lastThrottle = now;
 		this.enabled = true;
 		update(rate * BETA);
 	}
 
-	/** {@code updateRateAfterSuccess}. */
+	/** {@code updateRateAfterSuccess}. (StrictMath throughout: the report's figures on every JVM.) */
 	void onSuccess() {
 		double now = seconds();
 		measure(now);
-		this.window = Math.cbrt(this.lastMax * (1 - BETA) / SCALE);
+		this.window = StrictMath.cbrt(this.lastMax * (1 - BETA) / SCALE);
 		double since = now - this.lastThrottle - this.window;
 		update(SCALE * since * since * since + this.lastMax);
 	}
