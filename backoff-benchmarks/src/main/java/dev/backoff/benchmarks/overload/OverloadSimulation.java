@@ -87,6 +87,7 @@ public final class OverloadSimulation {
 					+ "which regenerates it in virtual time: do not edit by hand.\n\n");
 			out.append(METHOD);
 			out.append("\n## Summary\n\n").append(summary(this.results)).append(slowdownSummary(this.hedging));
+			out.append("\n## Issue 48's targets\n\n").append(targets(this.results, this.hedging));
 			for (Map.Entry<Scenario, Map<Variant, List<Result>>> entry : this.results.entrySet()) {
 				out.append('\n').append(table(entry.getKey(), entry.getValue()));
 			}
@@ -151,6 +152,48 @@ public final class OverloadSimulation {
 			}
 		}
 		return out.append(outage).toString();
+	}
+
+	/** @return each of issue 48's targets with the figures measured against it, and whether they meet it */
+	static String targets(Map<Scenario, Map<Variant, List<Result>>> results, List<Row> hedging) {
+		StringBuilder out = new StringBuilder("| target | measured | met |\n|---|---|---|\n");
+		for (Map.Entry<Scenario, Map<Variant, List<Result>>> entry : results.entrySet()) {
+			Scenario scenario = entry.getKey();
+			List<Result> plain = entry.getValue().get(Variant.PLAIN);
+			List<Result> all = entry.getValue().get(Variant.ALL);
+			if (scenario.kind() == Kind.OUTAGE) {
+				double load = Runs.median(all, (run) -> run.outageLoad(scenario));
+				out.append(String.format(Locale.ROOT, "| %s: attempts at the server during the outage ≤ 0.15× the calls "
+						+ "offered | %.2f× with all the controls | %s |%n", scenario.name(), load, (load <= 0.15) ? "yes" : "**no**"));
+				continue;
+			}
+			double fewer = 1 - Runs.median(all, (run) -> run.throttledPerSecond(scenario))
+					/ Runs.median(plain, (run) -> run.throttledPerSecond(scenario));
+			double goodput = Runs.median(all, (run) -> run.goodputPerSecond(scenario))
+					/ Runs.median(plain, (run) -> run.goodputPerSecond(scenario));
+			out.append(String.format(Locale.ROOT, "| %s: ≥ 90 %% fewer 429s than plain backoff at equal or better goodput "
+					+ "| %.1f %% fewer, goodput %+.1f %% | %s |%n", scenario.name(), 100 * fewer, 100 * (goodput - 1),
+					(fewer >= 0.9 && goodput >= 1) ? "yes"
+							: (fewer >= 0.9 && goodput >= 0.99) ? "fewer: yes; goodput: within 1 %, not equal" : "**no**"));
+			if (scenario.kind() == Kind.STEADY) {
+				double paced = Math.min(Runs.median(entry.getValue().get(Variant.PACING), (run) -> run.goodputPerSecond(scenario)),
+						Runs.median(all, (run) -> run.goodputPerSecond(scenario))) / scenario.capacity();
+				out.append(String.format(Locale.ROOT, "| %s: goodput ≥ 0.95× capacity once paced | %.3f× (the lower of "
+						+ "pacing and all) | %s |%n", scenario.name(), paced, (paced >= 0.95) ? "yes" : "**no**"));
+			}
+		}
+		Row none = hedging.get(0);
+		double worst = Math.max(hedging.get(1).worstMinute(), hedging.get(2).worstMinute());
+		out.append(String.format(Locale.ROOT, "| slowdown: hedges ≤ 5.5 %% extra in every minute (with the cap) | at most "
+				+ "%.1f %% | %s |%n", 100 * worst, (worst <= 0.055) ? "yes" : "**no**"));
+		Row learned = hedging.get(2);
+		double ten = none.before().p999Ms() / 10;
+		out.append(String.format(Locale.ROOT, "| slowdown: p99.9 ≥ 10× below no hedging's before it (%.0f ms), with "
+				+ "`hedge-percentile: 95` and the cap | %.0f ms before, %.0f ms in the first minute after, %.0f ms later | %s |%n",
+				none.before().p999Ms(), learned.before().p999Ms(), learned.firstMinute().p999Ms(), learned.later().p999Ms(),
+				(learned.before().p999Ms() <= ten && learned.firstMinute().p999Ms() <= ten && learned.later().p999Ms() <= ten)
+						? "yes" : "before and later: yes; **first minute: no**"));
+		return out.toString();
 	}
 
 	/** The slowdown's chart file. */
