@@ -83,8 +83,6 @@ final class OverloadRun {
 
 	}
 
-
-
 	private final Scenario scenario;
 
 	private final BackoffPolicy policy = OverloadModel.policy();
