@@ -169,6 +169,17 @@ public final class OverloadModel {
 			return perSecond(this.goodput, scenario.measureFrom(), scenario.seconds());
 		}
 
+		/** @return the standard deviation of the goodput per second over the measured seconds: how steady it is */
+		public double goodputSpread(Scenario scenario) {
+			double mean = goodputPerSecond(scenario);
+			double sum = 0;
+			for (int second = scenario.measureFrom(); second < scenario.seconds(); second++) {
+				double d = this.goodput[second] - mean;
+				sum += d * d;
+			}
+			return Math.sqrt(sum / (scenario.seconds() - scenario.measureFrom()));
+		}
+
 		/** @return the 429s per second over the scenario's measured seconds */
 		public double throttledPerSecond(Scenario scenario) {
 			return perSecond(this.throttled, scenario.measureFrom(), scenario.seconds());

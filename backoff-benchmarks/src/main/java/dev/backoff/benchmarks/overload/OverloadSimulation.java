@@ -117,7 +117,8 @@ public final class OverloadSimulation {
 			an attempt it accepts. "AWS adaptive (pre-fix)" is the plain policy with aws-sdk-java-v2's \
 			`RateLimiterTokenBucket` as published before its July 2026 fix (7197), modelled in `AwsAdaptive`. \
 			Medians of %d seeded runs. *goodput*: calls that succeeded per second; *p50*, *p99*: latency of the calls \
-			that succeeded; *attempts at the server*: everything the server had to answer; *time to recover*: from \
+			that succeeded; *± per second*: the standard deviation of the goodput from second to second; \
+			*attempts at the server*: everything the server had to answer; *time to recover*: from \
 			the start, the outage's end or the halving, until the goodput stays at least 90 %% of what the server \
 			can serve and the 429s at most 20 %% of its capacity for 10 s.
 			""".formatted(RUNS);
@@ -277,16 +278,17 @@ public final class OverloadSimulation {
 				: String.format(Locale.ROOT, "Figures over the whole run (%d s).%n%n", scenario.seconds()));
 		out.append("![").append(scenario.name()).append("](").append(chartFile(scenario)).append(")\n\n");
 		boolean outage = scenario.kind() == Kind.OUTAGE;
-		out.append("| client | 429s/s | goodput/s | p50 | p99 | attempts at the server/s | time to recover |")
+		out.append("| client | 429s/s | goodput/s | ± per second | p50 | p99 | attempts at the server/s | time to recover |")
 			.append(outage ? " at the server during the outage |\n" : "\n");
-		out.append("|---|---:|---:|---:|---:|---:|---:|").append(outage ? "---:|\n" : "\n");
+		out.append("|---|---:|---:|---:|---:|---:|---:|---:|").append(outage ? "---:|\n" : "\n");
 		for (Map.Entry<Variant, List<Result>> entry : results.entrySet()) {
 			List<Result> runs = entry.getValue();
 			double recover = Runs.median(runs, (run) -> run.recoverSeconds(scenario));
 			boolean never = runs.stream().filter((run) -> Double.isNaN(run.recoverSeconds(scenario))).count() * 2 > runs.size();
-			out.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.0f ms | %.0f ms | %.1f | %s |",
+			out.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.0f ms | %.0f ms | %.1f | %s |",
 					entry.getKey().label(), Runs.median(runs, (run) -> run.throttledPerSecond(scenario)),
-					Runs.median(runs, (run) -> run.goodputPerSecond(scenario)), Runs.median(runs, Result::p50Ms),
+					Runs.median(runs, (run) -> run.goodputPerSecond(scenario)),
+					Runs.median(runs, (run) -> run.goodputSpread(scenario)), Runs.median(runs, Result::p50Ms),
 					Runs.median(runs, Result::p99Ms), Runs.median(runs, (run) -> run.atServerPerSecond(scenario)),
 					never ? "never" : String.format(Locale.ROOT, "%.0f s", recover)));
 			if (outage) {

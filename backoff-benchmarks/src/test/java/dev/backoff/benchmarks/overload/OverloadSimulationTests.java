@@ -98,12 +98,15 @@ class OverloadSimulationTests {
 	}
 
 	@Test
-	void aPacedClientGetsAtLeastNinetyFivePercentOfTheCapacity() {
+	void aPacedClientGetsAtLeastNinetyFivePercentOfTheCapacityStably() {
 		for (Scenario scenario : throttling()) {
 			if (scenario.kind() == Kind.STEADY) {
 				for (Variant variant : List.of(Variant.PACING, Variant.ALL)) {
 					assertThat(median(scenario, variant, (run) -> run.goodputPerSecond(scenario)))
 						.as(scenario.name() + ", " + variant.label()).isGreaterThanOrEqualTo(0.95 * scenario.capacity());
+					// Stably: from second to second it varies by less than 3 % of the capacity.
+					assertThat(median(scenario, variant, (run) -> run.goodputSpread(scenario)))
+						.as(scenario.name() + ", " + variant.label()).isLessThan(0.03 * scenario.capacity());
 				}
 			}
 		}
@@ -116,6 +119,8 @@ class OverloadSimulationTests {
 			if (scenario.kind() == Kind.STEADY) {
 				assertThat(median(scenario, Variant.AWS, (run) -> run.goodputPerSecond(scenario)))
 					.as(scenario.name()).isLessThan(0.7 * scenario.capacity());
+				assertThat(median(scenario, Variant.AWS, (run) -> run.goodputSpread(scenario)))
+					.as(scenario.name()).isGreaterThan(3 * median(scenario, Variant.PACING, (run) -> run.goodputSpread(scenario)));
 			}
 		}
 	}
