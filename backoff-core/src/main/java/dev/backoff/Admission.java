@@ -13,7 +13,9 @@ import java.util.Arrays;
  *
  * <p>{@code requests} counts the attempts {@link #admit() admitted} (sent), {@code accepts}
  * those the dependency {@link #accepted() accepted}; an attempt rejected locally is not an
- * attempt and counts as neither.
+ * attempt and counts as neither. (The SRE book counts it as a request: then the probability
+ * stays up until the rejections have left the window, where here it falls as soon as the
+ * attempts sent are accepted again.)
  *
  * <p>The window is a ring of {@value #BUCKETS} buckets, so it slides one bucket
  * ({@code window / }{@value #BUCKETS}) at a time. Thread-safe; nothing is allocated per call.

@@ -16,12 +16,13 @@ import dev.backoff.NanoClock;
  * since the last throttle; every new rate is at most twice the measured rate, the fill rate at
  * least 0.5 a second, and the bucket holds at most one second of it (at least one token).
  *
- * <p>What 7197 fixed is kept as it was: {@link #delayNanos()} takes a token when one is
- * there, and otherwise returns the time until the bucket holds one without taking it; the
- * strategy then sends the attempt after that delay (added to the backoff's, for a retry) and
- * nothing reserves it. So every attempt that asks while the bucket is empty waits the same
- * short while and they all go together; and every throttling answer cuts again, those of
- * attempts sent before the last cut included.
+ * <p>What 7197 fixed is kept as it was (its {@code acquireAsync}, 7149 and 7166, completes only
+ * once a token is taken): {@link #delayNanos()} takes a token when one is there, and otherwise
+ * returns the time until the bucket holds one without taking it; the strategy then sends the
+ * attempt after that delay (added to the backoff's, for a retry) and nothing reserves it. So every
+ * attempt that asks while the bucket is empty waits the same short while and they all go
+ * together. And every throttling answer cuts the rate, those to attempts sent before the last cut
+ * included.
  */
 final class AwsAdaptive {
 
@@ -86,17 +87,17 @@ final class AwsAdaptive {
 		measure(now);
 		double rate = this.enabled ? Math.min(this.measuredRate, this.fillRate) : this.measuredRate;
 		this.lastMax = rate;
-		this.window = Math.cbrt(this.lastMax * (1 - BETA) / SCALE);
+		this.window = StrictMath.cbrt(this.lastMax * (1 - BETA) / SCALE);
 		this.lastThrottle = now;
 		this.enabled = true;
 		update(rate * BETA);
 	}
 
-	/** {@code updateRateAfterSuccess}. */
+	/** {@code updateRateAfterSuccess}. (StrictMath throughout: the report's figures on every JVM.) */
 	void onSuccess() {
 		double now = seconds();
 		measure(now);
-		this.window = Math.cbrt(this.lastMax * (1 - BETA) / SCALE);
+		this.window = StrictMath.cbrt(this.lastMax * (1 - BETA) / SCALE);
 		double since = now - this.lastThrottle - this.window;
 		update(SCALE * since * since * since + this.lastMax);
 	}
