@@ -244,6 +244,31 @@ class OverloadControlsTests {
 		assertThat(this.listener.delays()).hasSize(2);
 	}
 
+	@Test
+	void aHedgedCallSendsNoHedgeWhileThePaceIsActiveAndOneWhileItIsDormant() {
+		BackoffPolicy hedged = this.policy.toBuilder().hedgeDelay(Duration.ofMillis(50)).maxHedges(1).build();
+		Pacing dormant = new Pacing(this.clock);
+		assertThat(copiesSent(hedged, new OverloadControls(null, true, dormant))).isEqualTo(2);
+		Pacing active = new Pacing(this.clock);
+		active.onThrottled();
+		assertThat(copiesSent(hedged, new OverloadControls(null, true, active))).isEqualTo(1);
+	}
+
+	/** Runs a hedged call whose copies do not answer until every timer has run; @return the copies sent. */
+	private int copiesSent(BackoffPolicy hedged, OverloadControls controls) {
+		AtomicInteger sent = new AtomicInteger();
+		CompletableFuture<String> answer = new CompletableFuture<>();
+		CompletableFuture<String> future = this.executor.executeAsync(
+				controls.start(this.executor, hedged, null, this.listener, null), null, null, () -> {
+					sent.incrementAndGet();
+					return answer;
+				}, this.scheduler);
+		this.scheduler.runAll();
+		answer.complete("ok");
+		assertThat(future).isCompletedWithValue("ok");
+		return sent.get();
+	}
+
 	private Admission admission(double ratio) {
 		return new Admission(ratio, Duration.ofMinutes(2), 0.9, this.clock, () -> new ScriptedRandom(this.draw));
 	}
