@@ -1,5 +1,7 @@
 package dev.backoff;
 
+import java.util.concurrent.atomic.LongAdder;
+
 /**
  * Pacing on throttling: every attempt of a policy waits for its slot at a rate that follows
  * what the dependency allows, in the shape of AWS's adaptive retry mode (a CUBIC-shaped token
@@ -25,7 +27,8 @@ package dev.backoff;
  * throttling answers within {@value #CUT_MILLIS} ms of a cut, to attempts sent before it, do not
  * cut again.
  *
- * <p>Thread-safe: one short lock per call while active; nothing is allocated.
+ * <p>Thread-safe. While dormant an attempt only counts itself (no lock, but twice a second to
+ * measure the rate sent); once active, one short lock per call. Nothing is allocated per call.
  */
 public final class Pacing {
 
@@ -65,9 +68,10 @@ public final class Pacing {
 
 	private final NanoClock clock;
 
-	// All guarded by this.
-	private boolean active;
+	/** Written under the lock, read without it: once true, it stays so. */
+	private volatile boolean active;
 
+	// All guarded by this, but for the counters below.
 	private double rate;
 
 	/** The rate at the last cut: CUBIC's W_max, where growth is slowest. */
@@ -80,9 +84,11 @@ public final class Pacing {
 
 	private double measured;
 
-	private long measureStart;
+	/** When the attempts now in {@link #sent} started being counted; written under the lock. */
+	private volatile long measureStart;
 
-	private long sent;
+	/** The attempts since {@link #measureStart}: counted without the lock while dormant. */
+	private final LongAdder sent = new LongAdder();
 
 	/** @param clock the time source */
 	public Pacing(NanoClock clock) {
@@ -105,13 +111,23 @@ public final class Pacing {
 	 * @return the nanoseconds the attempt must wait before it is sent (0 while dormant), or
 	 * -1 when that would be longer than {@code maxWaitNanos}: nothing is reserved
 	 */
-	public synchronized long acquire(long maxWaitNanos) {
-		long now = this.clock.nanoTime();
+	public long acquire(long maxWaitNanos) {
 		if (!this.active) {
-			this.sent++;
-			measure(now);
+			long now = this.clock.nanoTime();
+			this.sent.increment();
+			if (now - this.measureStart >= MEASURE_NANOS) {
+				synchronized (this) {
+					measure(now);
+				}
+			}
+			// One racing the first throttling failure goes unpaced, as it would have a moment earlier.
 			return 0;
 		}
+		return reserve(maxWaitNanos);
+	}
+
+	private synchronized long reserve(long maxWaitNanos) {
+		long now = this.clock.nanoTime();
 		long interval = (long) (NANOS_PER_SECOND / this.rate);
 		// One slot's credit at most: a client that was idle may not burst.
 		long slot = Math.max(this.nextSlot, now - interval);
@@ -119,7 +135,7 @@ public final class Pacing {
 		if (wait > maxWaitNanos) {
 			return -1;
 		}
-		this.sent++;
+		this.sent.increment();
 		measure(now);
 		this.nextSlot = slot + interval;
 		return wait;
@@ -146,10 +162,13 @@ public final class Pacing {
 	}
 
 	/** An answer that was not throttling: lets the rate grow. */
-	public synchronized void onSuccess() {
-		if (!this.active) {
-			return;
+	public void onSuccess() {
+		if (this.active) {
+			grow();
 		}
+	}
+
+	private synchronized void grow() {
 		long now = this.clock.nanoTime();
 		measure(now);
 		double since = (now - this.lastCut) / NANOS_PER_SECOND - PLATEAU;
@@ -158,7 +177,7 @@ public final class Pacing {
 	}
 
 	/** @return whether a throttling failure has woken the pace */
-	public synchronized boolean isActive() {
+	public boolean isActive() {
 		return this.active;
 	}
 
@@ -167,19 +186,22 @@ public final class Pacing {
 		return this.rate;
 	}
 
+	/** Measures the rate sent, once it has been counted long enough; holds the lock. */
 	private void measure(long now) {
 		long elapsed = now - this.measureStart;
-		if (elapsed >= MEASURE_NANOS && this.sent >= MIN_SENT) {
-			double current = this.sent * NANOS_PER_SECOND / elapsed;
+		long count = this.sent.sum();
+		if (elapsed >= MEASURE_NANOS && count >= MIN_SENT) {
+			double current = count * NANOS_PER_SECOND / elapsed;
 			this.measured = (this.measured == 0) ? current : current * SMOOTHING + this.measured * (1 - SMOOTHING);
-			this.sent = 0;
+			// Not reset: an attempt counted meanwhile, without the lock, stays for the next.
+			this.sent.add(-count);
 			this.measureStart = now;
 		}
 	}
 
 	/** The rate sent since the last measurement, for a first throttle that comes before any. */
 	private double sentSoFar(long now) {
-		return this.sent * NANOS_PER_SECOND / Math.max(now - this.measureStart, MEASURE_NANOS);
+		return this.sent.sum() * NANOS_PER_SECOND / Math.max(now - this.measureStart, MEASURE_NANOS);
 	}
 
 }

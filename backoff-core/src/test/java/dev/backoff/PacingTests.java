@@ -1,7 +1,9 @@
 package dev.backoff;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.PriorityQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
@@ -172,6 +174,39 @@ class PacingTests {
 		}
 		assertThat(accepted / 60.0).isGreaterThanOrEqualTo(95);
 		assertThat(throttled / 60.0).isLessThanOrEqualTo(5);
+	}
+
+	@Test
+	void concurrentCallersLoseNoCountAndShareNoSlot() throws InterruptedException {
+		// Dormant: counted without a lock. No time passes, so the first throttle reads them all.
+		inFourThreads(() -> this.pacing.acquire());
+		this.clock.advance(Duration.ofSeconds(1));
+		this.pacing.onThrottled();
+		assertThat(this.pacing.rate()).isCloseTo(40_000 * Pacing.BETA, within(1e-6));
+		// Active: each of the 40,000 takes a slot of its own, one interval after another.
+		long[] waits = new long[40_000];
+		AtomicInteger next = new AtomicInteger();
+		inFourThreads(() -> waits[next.getAndIncrement()] = this.pacing.acquire());
+		Arrays.sort(waits);
+		long interval = (long) (1e9 / (40_000 * Pacing.BETA));
+		for (int i = 0; i < waits.length; i++) {
+			assertThat(waits[i]).isEqualTo(i * interval);
+		}
+	}
+
+	private static void inFourThreads(Runnable action) throws InterruptedException {
+		Thread[] threads = new Thread[4];
+		for (int t = 0; t < threads.length; t++) {
+			threads[t] = new Thread(() -> {
+				for (int i = 0; i < 10_000; i++) {
+					action.run();
+				}
+			});
+			threads[t].start();
+		}
+		for (Thread thread : threads) {
+			thread.join();
+		}
 	}
 
 	/** Sends attempts at a steady rate for a while, regardless of the pace, so the rate sent is known. */
