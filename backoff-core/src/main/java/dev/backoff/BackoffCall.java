@@ -179,10 +179,8 @@ public final class BackoffCall {
 	 * {@link #nextDelay}; the first attempt's is decided here.
 	 * @return the nanoseconds to wait for the attempt's slot (pacing, once the dependency has
 	 * throttled), 0 to send it now
-	 * @throws AttemptNotSentException when the call's first attempt is not sent: admission rejected
-	 * it ({@link AdmissionRejectedException}, the call ended with {@link Outcome#ADMISSION_REJECTED}), or
-	 * its slot at the pace is past {@code maxElapsed} ({@link Outcome#TIMED_OUT}); the call has ended
-	 * with this failure
+	 * @throws AttemptNotSentException when the call's first attempt is not sent, the call ended with
+	 * it: rejected by admission ({@link AdmissionRejectedException}), or its slot is past {@code maxElapsed}
 	 */
 	public long beforeAttempt() {
 		return (this.controls != null) ? this.controls.beforeAttempt(this) : 0;
