@@ -3,6 +3,7 @@ package dev.backoff.spring.operation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -124,6 +125,25 @@ class OverloadControlsTests {
 			assertThat(registry.get(BackoffOverloadMetrics.PACING_RATE).tag("policy", "paced").gauge().value())
 				.isEqualTo(pacing.rate());
 			assertThat(waits.totalTime(TimeUnit.NANOSECONDS)).isGreaterThan(interval);
+		});
+	}
+
+	@Test
+	void theControlsGaugesFollowALiveChange() {
+		this.runner.run((context) -> {
+			BackoffPolicies policies = context.getBean(BackoffPolicies.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.find(BackoffOverloadMetrics.REJECTION_PROBABILITY).tag("policy", "overloaded").gauge())
+				.isNotNull();
+			policies.apply(policies.snapshot().withChange("overloaded", Map.of("admission.enabled", false,
+					"pacing.enabled", true)));
+			assertThat(registry.find(BackoffOverloadMetrics.REJECTION_PROBABILITY).tag("policy", "overloaded").gauge())
+				.isNull();
+			assertThat(registry.get(BackoffOverloadMetrics.PACING_RATE).tag("policy", "overloaded").gauge().value())
+				.isNaN();
+			policies.apply(policies.snapshot().withChange("overloaded", Map.of("admission.enabled", true)));
+			assertThat(registry.get(BackoffOverloadMetrics.REJECTION_PROBABILITY).tag("policy", "overloaded").gauge()
+				.value()).isZero();
 		});
 	}
 
