@@ -53,7 +53,7 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 	/** Starts one attempt; the scheduler runs this after each wait. */
 	@Override
 	public void run() {
-		if (this.call.isEnded()) {
+		if (this.call.isEnded() || AttemptGate.holds(this.call, this, this, this.scheduler)) {
 			return;
 		}
 		if (isDone()) {

@@ -3,7 +3,6 @@ package dev.backoff;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.TimeoutException;
 
 import dev.backoff.internal.Durations;
@@ -46,9 +45,9 @@ public final class BackoffCall {
 	private final BackoffPolicy policy;
 	private final @Nullable RetryBudget budget;
 	private final BackoffListener listener;
-	private final NanoClock clock;
+	final NanoClock clock;
 	private final RandomSource randomSource;
-	private final long startNanos;
+	final long startNanos;
 
 	/** The policy of the retrying call this one runs inside, or {@code null}: see {@link Nested}. */
 	private final @Nullable BackoffPolicy enclosing;
@@ -66,13 +65,17 @@ public final class BackoffCall {
 	private @Nullable BackoffDelays delays;
 
 	/** Allocated on the first failure worth remembering: a result-only retry needs none. */
-	private Throwable @Nullable [] earlier;
+	private @Nullable EarlierFailures earlier;
 
-	private int earlierCount;
+	/** The policy's admission and pacing, or {@code null}: see {@link OverloadControls#start}. */
+	@Nullable OverloadControls controls;
+
+	/** Whether the next attempt's slot was reserved before a wait: it goes without asking again. */
+	boolean paced;
 
 	private int attempts;
 
-	private @Nullable Outcome outcome;
+	@Nullable Outcome outcome;
 
 	@SuppressWarnings("unused") // through ENDED
 	private volatile boolean ended;
@@ -170,6 +173,20 @@ public final class BackoffCall {
 	}
 
 	/**
+	 * Passes the attempt about to be sent through the policy's {@link OverloadControls}, if it
+	 * has any: call it before every attempt, the first included, and wait what it returns before
+	 * sending (after the retry's wait, which the pace adds to). A retry's admission was decided by
+	 * {@link #nextDelay}; the first attempt's is decided here.
+	 * @return the nanoseconds to wait for the attempt's slot (pacing, once the dependency has
+	 * throttled), 0 to send it now
+	 * @throws AttemptNotSentException when the call's first attempt is not sent, the call ended with
+	 * it: rejected by admission ({@link AdmissionRejectedException}), or its slot is past {@code maxElapsed}
+	 */
+	public long beforeAttempt() {
+		return (this.controls != null) ? this.controls.beforeAttempt(this) : 0;
+	}
+
+	/**
 	 * Counts and runs one attempt, with this thread marked as inside it, so that a retrying
 	 * call made from the attempt knows it is nested (see {@link Nested}) and the attempt can
 	 * read its number ({@link CurrentAttempt}).
@@ -200,8 +217,8 @@ public final class BackoffCall {
 	 * Decides what follows a failed attempt ({@code failure} given) or an attempt whose result
 	 * asked for a retry ({@code failure} null): the wait before the next attempt, reported to
 	 * the listener, or {@code null} when the call ends here, its {@link #getOutcome() outcome}
-	 * set ({@code not_retryable}, {@code exhausted}, {@code nested}, {@code budget_exhausted}
-	 * or {@code timed_out}, decided in that order).
+	 * set ({@code not_retryable}, {@code exhausted}, {@code nested}, {@code budget_exhausted},
+	 * {@code timed_out} or {@code admission_rejected}, decided in that order).
 	 *
 	 * <p>The wait is the next of the policy's delays (drawn from its throttling schedule after
 	 * a failure the rules classify as {@link RetryRules#isThrottled throttling}), or the
@@ -213,10 +230,14 @@ public final class BackoffCall {
 	 */
 	public @Nullable Duration nextDelay(@Nullable Throwable failure) {
 		RetryRules rules = this.policy.getRules();
-		if (failure != null && !RuleCalls.isRetryable(rules, failure)) {
+		boolean retryable = failure == null || RuleCalls.isRetryable(rules, failure);
+		boolean throttled = retryable && failure != null && RuleCalls.isThrottled(rules, failure);
+		if (this.controls != null) {
+			this.controls.answered(this.attempts, failure == null || !retryable, throttled);
+		}
+		if (!retryable) {
 			return stop(Outcome.NOT_RETRYABLE);
 		}
-		boolean throttled = failure != null && RuleCalls.isThrottled(rules, failure);
 		boolean withinBudget = (this.budget == null) || this.budget.onFailure(throttled);
 		if (this.attempts >= this.policy.getSchedule().getMaxAttempts()) {
 			return stop(Outcome.EXHAUSTED);
@@ -247,6 +268,9 @@ public final class BackoffCall {
 				return stop(Outcome.TIMED_OUT);
 			}
 		}
+		if (this.controls != null && !this.controls.admitsRetry(this.attempts + 1, failure)) {
+			return stop(Outcome.ADMISSION_REJECTED);
+		}
 		if (failure != null) {
 			remember(failure);
 		}
@@ -274,6 +298,9 @@ public final class BackoffCall {
 		this.outcome = outcome;
 		if (this.budget != null) {
 			this.budget.onSuccess();
+		}
+		if (this.controls != null) {
+			this.controls.answered(this.attempts, true, false);
 		}
 		ListenerCalls.success(this.listener, this.outcome, this.attempts);
 		return true;
@@ -339,16 +366,9 @@ public final class BackoffCall {
 			return false;
 		}
 		this.outcome = outcome;
-		Throwable[] earlier = this.earlier;
+		EarlierFailures earlier = this.earlier;
 		if (failure != null && earlier != null) {
-			// Bounded even when the caller throws one shared instance on every call.
-			int room = MAX_SUPPRESSED - failure.getSuppressed().length;
-			for (int i = 0; i < this.earlierCount && room > 0; i++) {
-				if (earlier[i] != failure) {
-					failure.addSuppressed(earlier[i]);
-					room--;
-				}
-			}
+			earlier.attachTo(failure);
 		}
 		ListenerCalls.failure(this.listener, outcome, this.attempts, failure);
 		return true;
@@ -373,28 +393,7 @@ public final class BackoffCall {
 	}
 
 	void remember(Throwable failure) {
-		// Keeps the first ones: they usually say how the trouble began.
-		int count = this.earlierCount;
-		if (count >= MAX_SUPPRESSED) {
-			return;
-		}
-		Throwable[] earlier = this.earlier;
-		if (earlier == null) {
-			// Small at first: most calls that retry fail once or twice, then succeed.
-			earlier = new Throwable[2];
-			this.earlier = earlier;
-		}
-		for (int i = 0; i < count; i++) {
-			if (earlier[i] == failure) {
-				return;
-			}
-		}
-		if (count == earlier.length) {
-			earlier = Arrays.copyOf(earlier, MAX_SUPPRESSED);
-			this.earlier = earlier;
-		}
-		earlier[count] = failure;
-		this.earlierCount = count + 1;
+		this.earlier = EarlierFailures.remember(this.earlier, failure);
 	}
 
 }

@@ -91,6 +91,15 @@ public interface BackoffListener {
 	}
 
 	/**
+	 * An attempt waits for its slot: the policy's {@link Pacing}, woken by a throttling failure,
+	 * allows fewer attempts than are sent. The wait comes after a retry's, adding to it.
+	 * @param attempt the attempt's number, from 1
+	 * @param wait how long it waits before it is sent
+	 */
+	default void onPaced(int attempt, Duration wait) {
+	}
+
+	/**
 	 * @param listeners the listeners to call, in order
 	 * @return one listener that calls each of them, so that one that throws does not keep the
 	 * event from the others; {@link #NONE} for none, the listener itself for one

@@ -34,13 +34,48 @@ final class BlockingCall {
 	}
 
 	/**
-	 * Continues a call whose first attempt failed or asked for a retry.
+	 * Runs a call that was started by hand ({@link OverloadControls#execute}): its first attempt
+	 * passes the controls too, and is counted as it runs.
 	 */
-	@SuppressWarnings("unchecked")
+	static <T extends @Nullable Object> T run(BackoffCall call, Sleeper sleeper, BackoffTask<T> task)
+			throws Throwable {
+		long pace = call.beforeAttempt();
+		if (pace > 0) {
+			try {
+				sleeper.sleep(Duration.ofNanos(pace));
+			}
+			catch (InterruptedException ex) {
+				// Sent at once: the attempt sees the flag, and the caller gets what it does with it.
+				Thread.currentThread().interrupt();
+			}
+		}
+		T result;
+		try {
+			result = call.attempt(task);
+		}
+		catch (Throwable ex) {
+			return loop(call, sleeper, task, ex, null);
+		}
+		if (!call.isRetryableResult(result)) {
+			call.succeed();
+			return result;
+		}
+		return loop(call, sleeper, task, null, result);
+	}
+
+	/**
+	 * Continues a call whose first attempt, run inline and not yet counted, failed or asked for a retry.
+	 */
 	static <T extends @Nullable Object> T retry(BackoffCall call, Sleeper sleeper, BackoffTask<T> task,
 			@Nullable Throwable failure, @Nullable Object result) throws Throwable {
-		@Nullable Object last = result;
 		call.beginAttempt();
+		return loop(call, sleeper, task, failure, result);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static <T extends @Nullable Object> T loop(BackoffCall call, Sleeper sleeper, BackoffTask<T> task,
+			@Nullable Throwable failure, @Nullable Object result) throws Throwable {
+		@Nullable Object last = result;
 		for (;;) {
 			if (failure instanceof InterruptedException) {
 				call.interrupt(failure);
@@ -52,6 +87,11 @@ final class BlockingCall {
 			}
 			try {
 				sleeper.sleep(delay);
+				// The pace's wait adds to the backoff's, once the dependency has throttled.
+				long pace = call.beforeAttempt();
+				if (pace > 0) {
+					sleeper.sleep(Duration.ofNanos(pace));
+				}
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -62,6 +62,13 @@ final class CompositeListener implements BackoffListener {
 	}
 
 	@Override
+	public void onPaced(int attempt, Duration wait) {
+		for (BackoffListener listener : this.all) {
+			ListenerCalls.paced(listener, attempt, wait);
+		}
+	}
+
+	@Override
 	public void onSuccess(Outcome outcome, int attempts) {
 		if (outcome != Outcome.SUCCESS) {
 			// Not the hot path, whose constant SUCCESS makes this test vanish once inlined.

@@ -90,7 +90,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	public void run() {
 		Runnable after;
 		synchronized (this.lock) {
-			if (this.call.isEnded()) {
+			if (this.call.isEnded() || AttemptGate.holds(this.call, this, this, this.scheduler)) {
 				return;
 			}
 			if (isDone()) {
@@ -133,7 +133,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		RetryBudget budget = this.call.budget();
 		return !this.call.isEnded() && !isDone() && !this.running.isEmpty() && this.hedgesSent < this.maxHedges
 				&& this.call.getAttempts() < this.call.getPolicy().getSchedule().getMaxAttempts()
-				&& (budget == null || budget.allowsRetries()) && paid();
+				&& (budget == null || budget.allowsRetries()) && !OverloadControls.holdsHedges(this.call) && paid();
 	}
 
 	private boolean paid() {
@@ -264,6 +264,7 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 		if (budget != null) {
 			budget.onFailure(RuleCalls.isThrottled(rules, failure));
 		}
+		OverloadControls.copyFailed(this.call, RuleCalls.isThrottled(rules, failure));
 		this.call.remember(failure);
 		Runnable kept = keep(copy, failure, null);
 		if (mayHedge()) {

@@ -41,6 +41,15 @@ final class ListenerCalls {
 		}
 	}
 
+	static void paced(BackoffListener listener, int attempt, Duration wait) {
+		try {
+			listener.onPaced(attempt, wait);
+		}
+		catch (Throwable ex) {
+			failed(listener, "onPaced", ex);
+		}
+	}
+
 	static void success(BackoffListener listener, Outcome outcome, int attempts) {
 		try {
 			listener.onSuccess(outcome, attempts);

@@ -25,7 +25,9 @@ public enum Outcome {
 
 	/**
 	 * The next wait would have passed the policy's {@code maxElapsed}, or the server's
-	 * {@link RetryAfter} hint asked for a wait beyond the policy's {@code maxRetryAfter}.
+	 * {@link RetryAfter} hint asked for a wait beyond the policy's {@code maxRetryAfter}, or the
+	 * first attempt's slot at the policy's {@link Pacing pace} is past {@code maxElapsed} (nothing
+	 * was sent: the caller gets an {@link AttemptNotSentException}).
 	 */
 	TIMED_OUT,
 
@@ -40,7 +42,14 @@ public enum Outcome {
 	 * would retry this failure itself: retrying at both levels multiplies the attempts
 	 * (three levels of 3 attempts make 27 calls). See {@link Nested}.
 	 */
-	NESTED;
+	NESTED,
+
+	/**
+	 * The policy's admission ({@link Admission}, client-side throttling) rejected the call's next
+	 * attempt locally, unsent: its first (the caller gets an {@link AdmissionRejectedException}) or a
+	 * retry (the caller gets the last attempt's failure, the rejection attached as suppressed).
+	 */
+	ADMISSION_REJECTED;
 
 	private final String tagValue = name().toLowerCase(Locale.ROOT);
 

@@ -14,7 +14,8 @@ class OutcomeTests {
 	@Test
 	void tagValuesAreTheLowerCaseNames() {
 		assertThat(Stream.of(Outcome.values()).map(Outcome::tagValue)).containsExactly("success",
-				"success_after_retry", "exhausted", "not_retryable", "interrupted", "timed_out", "budget_exhausted", "nested");
+				"success_after_retry", "exhausted", "not_retryable", "interrupted", "timed_out", "budget_exhausted", "nested",
+				"admission_rejected");
 	}
 
 	@Test

@@ -260,6 +260,19 @@ class BackoffAutoConfigurationTests {
 	}
 
 	@Test
+	void anAdmissionMaxRejectionOfOneStopsStartUpNamingThePropertyTheValueAndTheRule() {
+		this.contextRunner
+			.withPropertyValues("backoff.policies.quotes.admission.enabled=true",
+					"backoff.policies.quotes.admission.max-rejection=1")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(new BackoffFailureAnalyzer().analyze(context.getStartupFailure()).getDescription())
+					.contains("backoff.policies.quotes.admission.max-rejection", "1",
+							"must be at least 0 and less than 1");
+			});
+	}
+
+	@Test
 	void loadsRetryOnTypesWithTheApplicationClassLoader() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(HiddenException.class))
 			.withPropertyValues("backoff.defaults.retry-on=" + HiddenException.class.getName())

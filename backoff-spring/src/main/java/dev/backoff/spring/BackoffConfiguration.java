@@ -19,6 +19,7 @@ import dev.backoff.spring.http.BackoffHttp;
 import dev.backoff.spring.http.ClientChainCheck;
 import dev.backoff.spring.http.HttpFailures;
 import dev.backoff.spring.http.ReactiveBackoffHttp;
+import dev.backoff.spring.metrics.BackoffOverloadMetrics;
 import dev.backoff.spring.metrics.BackoffPolicyMetrics;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.spring.observation.BackoffAttemptObservationConvention;
@@ -143,6 +144,18 @@ public class BackoffConfiguration {
 			// No Spring Boot to bind MeterBinder beans: the budgets' gauge is bound here.
 			new BackoffPolicyMetrics(policies).bindTo(registry);
 			return new BackoffMetrics(registry, settings.getMetrics().getFailuresAtZero());
+		}
+
+		@Bean
+		BackoffListenerFactory backoffOverloadMetrics(ObjectProvider<MeterRegistry> registries,
+				BackoffPolicies policies) {
+			MeterRegistry registry = registries.getIfUnique();
+			if (registry == null) {
+				return (operation) -> BackoffListener.NONE;
+			}
+			BackoffOverloadMetrics metrics = new BackoffOverloadMetrics(policies);
+			metrics.bindTo(registry);
+			return metrics;
 		}
 
 	}

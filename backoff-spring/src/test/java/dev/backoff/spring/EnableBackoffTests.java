@@ -69,8 +69,8 @@ class EnableBackoffTests {
 				quotesPolicy().withProperty("backoff.metrics.failures-at-zero", "true"))) {
 			context.getBean(Quotes.class).flaky();
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			// The six failure outcomes at 0, and the one this call ended with.
-			assertThat(registry.find("backoff.calls").counters()).hasSize(7);
+			// The seven failure outcomes at 0, and the one this call ended with.
+			assertThat(registry.find("backoff.calls").counters()).hasSize(8);
 			assertThat(registry.get("backoff.calls").tag("outcome", "exhausted").counter().count()).isZero();
 		}
 	}

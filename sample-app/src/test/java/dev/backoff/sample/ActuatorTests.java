@@ -41,7 +41,7 @@ class ActuatorTests {
 		ResponseEntity<JsonNode> response = this.http.get("/actuator/backoff", JsonNode.class);
 		assertThat(response.getStatusCode()).isEqualTo(HttpStatus.OK);
 		JsonNode policies = response.getBody().get("policies");
-		assertThat(policies.propertyNames()).containsExactly("defaults", "downstream", "quote-service", "reads", "optimistic", "polling",
+		assertThat(policies.propertyNames()).containsExactly("defaults", "downstream", "quote-service", "reads", "guarded", "optimistic", "polling",
 				"contention-none", "contention-full", "contention-equal", "contention-decorrelated");
 		assertThat(jitter(policies, "downstream")).isEqualTo("full");
 		assertThat(jitter(policies, "optimistic")).isEqualTo("full");

@@ -19,6 +19,7 @@ import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffSchedule;
 import dev.backoff.Jitter;
+import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
@@ -259,9 +260,10 @@ public class BackoffEndpoint {
 		RetryBudget budget = policies.getBudget(name);
 		Map<String, Object> settings = new LinkedHashMap<>();
 		EffectivePolicy effective = policies.getEffective(name);
+		OverloadControls controls = (effective != null) ? effective.controls() : null;
 		PolicySetting.values(new EffectivePolicy(policy, budget, policies.isRetryNonIdempotent(name),
 				(effective != null) ? effective.retryOnDataAccess() : null,
-				(effective != null) ? effective.hedgeTokens() : null))
+				(effective != null) ? effective.hedgeTokens() : null, controls))
 			.forEach((setting, value) -> {
 				// The budget's settings are listed under "budget", with its tokens left.
 				if (value != null && !setting.contains(".")) {
@@ -272,6 +274,7 @@ public class BackoffEndpoint {
 		if (budget != null) {
 			settings.put("budget", BudgetDescriptor.of(budget));
 		}
+		settings.putAll(OverloadDescriptors.of(controls));
 		return Collections.unmodifiableMap(settings);
 	}
 

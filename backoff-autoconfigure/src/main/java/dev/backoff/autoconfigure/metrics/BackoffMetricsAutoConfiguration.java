@@ -3,6 +3,7 @@ package dev.backoff.autoconfigure.metrics;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffProperties;
 import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.metrics.BackoffOverloadMetrics;
 import dev.backoff.spring.metrics.BackoffPolicyMetrics;
 import dev.backoff.spring.metrics.BackoffMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -39,6 +40,12 @@ public final class BackoffMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	BackoffPolicyMetrics backoffPolicyMetrics(BackoffPolicies policies) {
 		return new BackoffPolicyMetrics(policies);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BackoffOverloadMetrics backoffOverloadMetrics(BackoffPolicies policies) {
+		return new BackoffOverloadMetrics(policies);
 	}
 
 }

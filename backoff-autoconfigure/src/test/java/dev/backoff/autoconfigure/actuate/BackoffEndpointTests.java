@@ -11,6 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.backoff.Backoff;
+import dev.backoff.OverloadControls;
 import dev.backoff.Sleeper;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.actuate.BackoffEndpoint.ChangeDescriptor;
@@ -259,6 +260,52 @@ class BackoffEndpointTests {
 				Map<String, Object> polling = endpoint.policies().policies().get("polling").settings();
 				assertThat(budget(polling)).isNull();
 				assertThat(polling.get("maxRetryAfter")).isEqualTo("20s");
+			});
+	}
+
+	@Test
+	void showsAdmissionAndPacingWithTheirStateNowAndLeavesThemOutWhereOff() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+					"backoff.policies.quotes.admission.enabled=true", "backoff.policies.quotes.admission.window=30s",
+					"backoff.policies.quotes.pacing.enabled=true")
+			.run((context) -> {
+				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+				Map<String, Object> quotes = endpoint.policies().policies().get("quotes").settings();
+				assertThat(quotes.get("admission")).isEqualTo(Map.of("ratio", 2.0, "window", "30s", "maxRejection", 0.9,
+						"firstAttempts", true, "rejectionProbability", 0.0));
+				assertThat(quotes.get("pacing")).isEqualTo(Map.of("active", false));
+				assertThat(endpoint.policies().policies().get("polling").settings()).doesNotContainKeys("admission",
+						"pacing", "admission.enabled");
+			});
+	}
+
+	@Test
+	void aLiveChangeOfAnotherSettingKeepsWhatAdmissionCountedWhileAChangeOfItsOwnStartsAfresh() {
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=backoff",
+					"backoff.policies.quotes.admission.enabled=true", "backoff.policies.quotes.pacing.enabled=true")
+			.run((context) -> {
+				BackoffEndpoint endpoint = context.getBean(BackoffEndpoint.class);
+				BackoffPolicies policies = context.getBean(BackoffPolicies.class);
+				OverloadControls before = policies.getEffective("quotes").controls();
+				for (int i = 0; i < 3; i++) {
+					before.getAdmission().admit();
+				}
+				assertThat(endpoint.change("quotes", body("maxAttempts", "2")).getStatus()).isEqualTo(200);
+				OverloadControls after = policies.getEffective("quotes").controls();
+				assertThat(after).isSameAs(before);
+				assertThat(after.getAdmission().rejectionProbability()).isPositive();
+				assertThat(endpoint.change("quotes", body("admissionRatio", "3")).getStatus()).isEqualTo(200);
+				OverloadControls changed = policies.getEffective("quotes").controls();
+				assertThat(changed.getAdmission()).isNotSameAs(before.getAdmission());
+				assertThat(changed.getAdmission().rejectionProbability()).isZero();
+				assertThat(changed.getPacing()).isSameAs(before.getPacing());
+				assertThat(endpoint.change("quotes", body("pacingEnabled", "false", "admissionEnabled", "false"))
+					.getStatus()).isEqualTo(200);
+				assertThat(policies.getEffective("quotes").controls()).isNull();
+				assertThat(endpoint.policies().policies().get("quotes").settings()).doesNotContainKeys("admission",
+						"pacing");
 			});
 	}
 

@@ -34,7 +34,7 @@ public final class HedgingDrift {
 	static final int DRIFT = 3;
 
 	/** The calls of the docs' run: 200 seconds, a minute and more after the slowdown. */
-	static final int CALLS = 200_000;
+	public static final int CALLS = 200_000;
 
 	private HedgingDrift() {
 	}
@@ -44,7 +44,11 @@ public final class HedgingDrift {
 		System.out.println(table(scenario(calls), run(scenario(calls))));
 	}
 
-	static Scenario scenario(int calls) {
+	/**
+	 * @param calls the calls, half before the slowdown
+	 * @return the default service at 1,000 calls a second, {@value #DRIFT} times slower from the middle call
+	 */
+	public static Scenario scenario(int calls) {
 		return Scenario.defaults().withCalls(calls).withDrift(DRIFT);
 	}
 
@@ -55,8 +59,9 @@ public final class HedgingDrift {
 	 * @param firstMinute the calls of the first minute after
 	 * @param later the calls after that
 	 * @param worstMinute the most extra requests in any minute after the service slowed, as a share of its calls
+	 * @param trace every call of the run, for a chart (the overload report's)
 	 */
-	record Row(String label, Part before, Part firstMinute, Part later, double worstMinute) {
+	public record Row(String label, Part before, Part firstMinute, Part later, double worstMinute, Trace trace) {
 	}
 
 	/**
@@ -64,10 +69,14 @@ public final class HedgingDrift {
 	 * @param p50Ms the calls' median latency
 	 * @param p999Ms their 99.9th percentile
 	 */
-	record Part(double extraRequests, double p50Ms, double p999Ms) {
+	public record Part(double extraRequests, double p50Ms, double p999Ms) {
 	}
 
-	static List<Row> run(Scenario scenario) {
+	/**
+	 * @param scenario what is simulated
+	 * @return the figures of no hedging, a fixed and a learned hedge delay with the cap, and both without it
+	 */
+	public static List<Row> run(Scenario scenario) {
 		Duration p95 = scenario.delayAt(95);
 		BackoffPolicy none = BackoffPolicy.builder().maxAttempts(scenario.maxAttempts()).build();
 		BackoffPolicy fixed = none.toBuilder().hedgeDelay(p95).maxHedges(1).build();
@@ -85,7 +94,7 @@ public final class HedgingDrift {
 		int minute = Math.min(middle + (int) (60 * scenario.callsPerSecond()), scenario.calls());
 		return new Row(label, part(trace, 0, middle), part(trace, middle, minute),
 				part(trace, minute, scenario.calls()), worstMinute(trace, middle, minute - middle,
-						(int) scenario.callsPerSecond()));
+						(int) scenario.callsPerSecond()), trace);
 	}
 
 	/** The most extra requests of any {@code window} calls from {@code from} on, windows {@code step} calls apart. */
@@ -111,7 +120,12 @@ public final class HedgingDrift {
 				Statistics.quantile(latency, 0.999));
 	}
 
-	static String table(Scenario scenario, List<Row> rows) {
+	/**
+	 * @param scenario what was simulated
+	 * @param rows its figures
+	 * @return the table of docs/hedging.md
+	 */
+	public static String table(Scenario scenario, List<Row> rows) {
 		StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "| %,d calls, %d× slower from the middle one "
 				+ "| extra requests before | in the first minute after | later | most in any minute after "
 				+ "| p99.9 before | p99.9 in the first minute after | p99.9 later | p50 later |%n", scenario.calls(), DRIFT));

@@ -39,7 +39,7 @@ import org.jspecify.annotations.Nullable;
 public final class HedgingModel {
 
 	/** The copies of a call whose answer times a {@link Trace} keeps: the most any variant sends. */
-	static final int TRACED_COPIES = 3;
+	public static final int TRACED_COPIES = 3;
 
 	private HedgingModel() {
 	}

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * scheduled here, beside the model's own events (arrivals, answers). Single-threaded: one run
  * owns one scheduler.
  */
-final class VirtualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class VirtualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
 
 	private final PriorityQueue<Task<?>> queue = new PriorityQueue<>();
 
@@ -33,12 +33,12 @@ final class VirtualScheduler extends AbstractExecutorService implements Schedule
 	private boolean shutdown;
 
 	/** @return the virtual time in nanoseconds since the run started */
-	long nanoTime() {
+	public long nanoTime() {
 		return this.now;
 	}
 
 	/** Runs every task, those scheduled meanwhile included, until none is left. */
-	void run() {
+	public void run() {
 		Task<?> task;
 		while ((task = this.queue.poll()) != null) {
 			if (task.isCancelled()) {

@@ -140,6 +140,23 @@ public class CallOverheadBenchmark {
 	}
 
 	/**
+	 * {@code @Backoff} with the overload controls on ({@code backoff.defaults.admission.enabled}
+	 * and {@code pacing.enabled}): what admission's count of every attempt and accept, and a pace
+	 * asked before every attempt, cost. The pace stays dormant (nothing throttles here) and the
+	 * flaky call's two attempts and one accept keep the rejection probability at 0 (K = 2), so
+	 * every call runs as {@link Backoff}'s do.
+	 */
+	@State(Scope.Benchmark)
+	public static class BackoffControls extends Backoff {
+
+		@Override
+		ConfigurableApplicationContext create() {
+			return Contexts.backoff("backoff.defaults.admission.enabled=true", "backoff.defaults.pacing.enabled=true");
+		}
+
+	}
+
+	/**
 	 * {@code @Backoff} in an application with Spring Boot's actuator and no tracer (the
 	 * default the quick start leads to): Boot's observation registry with its meter handler.
 	 */
@@ -339,6 +356,11 @@ public class CallOverheadBenchmark {
 	}
 
 	@Benchmark
+	public String success_3_backoffControls(BackoffControls state) {
+		return state.service.ok();
+	}
+
+	@Benchmark
 	public String success_3_backoffActuator(BackoffActuator state) {
 		return state.service.ok();
 	}
@@ -396,6 +418,11 @@ public class CallOverheadBenchmark {
 
 	@Benchmark
 	public String oneFailure_3_backoff(Backoff state) {
+		return state.service.flaky();
+	}
+
+	@Benchmark
+	public String oneFailure_3_backoffControls(BackoffControls state) {
 		return state.service.flaky();
 	}
 

@@ -93,11 +93,15 @@ public final class Contexts {
 		return new AnnotationConfigApplicationContext(BareRetryInterceptorConfig.class);
 	}
 
-	/** @return a Spring Boot context with Backoff's own auto-configuration, metrics on */
-	public static ConfigurableApplicationContext backoff() {
+	/**
+	 * @param properties more properties, such as a policy's {@code admission.enabled=true}
+	 * @return a Spring Boot context with Backoff's own auto-configuration, metrics on
+	 */
+	public static ConfigurableApplicationContext backoff(String... properties) {
 		return new SpringApplicationBuilder(BackoffConfig.class).web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
 					"logging.level.root=warn")
+			.properties(properties)
 			.run();
 	}
 

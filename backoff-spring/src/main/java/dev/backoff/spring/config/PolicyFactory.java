@@ -103,7 +103,8 @@ final class PolicyFactory {
 		}
 		return new PolicySnapshot.Entry(new EffectivePolicy(policy.policy(),
 				carry(old.effective().budget(), policy.budget()), policy.retryNonIdempotent(),
-				policy.retryOnDataAccess(), carry(old.effective().hedgeTokens(), policy.hedgeTokens())), levels, settings,
+				policy.retryOnDataAccess(), carry(old.effective().hedgeTokens(), policy.hedgeTokens()),
+				OverloadControlsFactory.carry(old.effective().controls(), policy.controls())), levels, settings,
 				configured);
 	}
 
@@ -112,7 +113,7 @@ final class PolicyFactory {
 		// A fresh bucket for every policy, even one whose budget settings all come from backoff.defaults;
 		// and a hedge bucket for every one, whose methods may hedge by their annotation.
 		return new EffectivePolicy(merge.policy(this.base, context(name)), merge.budget(), merge.retryNonIdempotent(),
-				merge.retryOnDataAccess(), merge.hedgeTokens());
+				merge.retryOnDataAccess(), merge.hedgeTokens(), merge.controls());
 	}
 
 	private PolicyMerge.Context context(String name) {

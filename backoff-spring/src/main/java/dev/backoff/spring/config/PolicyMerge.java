@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.InvalidPolicyException;
 import dev.backoff.HedgeTokens;
+import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.spring.data.DataAccessFailures;
 import dev.backoff.spring.data.DataAccessRetry;
@@ -169,6 +170,20 @@ final class PolicyMerge {
 		Double maxExtraLoad = this.merged.getHedgeMaxExtraLoad();
 		try {
 			return new HedgeTokens((maxExtraLoad != null) ? maxExtraLoad : HedgeTokens.DEFAULT_MAX_EXTRA_LOAD);
+		}
+		catch (InvalidPolicyException ex) {
+			throw rejected(ex);
+		}
+	}
+
+	/**
+	 * @return new overload controls, or {@code null} when the levels leave admission and pacing
+	 * off: each is on only when its {@code enabled} is true
+	 * @throws BackoffConfigurationException naming the setting at fault where it was given
+	 */
+	@Nullable OverloadControls controls() {
+		try {
+			return OverloadControlsFactory.create(this.merged);
 		}
 		catch (InvalidPolicyException ex) {
 			throw rejected(ex);

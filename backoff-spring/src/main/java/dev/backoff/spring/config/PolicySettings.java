@@ -16,10 +16,11 @@ import org.jspecify.annotations.Nullable;
  * the table at the end ({@link #ALL}), which everything that handles settings loops over: the
  * merge, the annotation's attributes, live changes, the endpoint and the projections that
  * compare them. Adding a setting here is a field, its accessors and its row (the hedging
- * settings' fields are in {@link HedgingSettings}, which this extends); the configuration
+ * settings' fields are in {@link HedgingSettings}, the overload controls' groups in
+ * {@link OverloadSettings}, which this extends, and which extends it); the configuration
  * metadata JSON describes it for the IDE, and the core takes it on its builder.
  */
-public class PolicySettings extends HedgingSettings {
+public class PolicySettings extends OverloadSettings {
 
 	/** Calls allowed, the first included (3 = 1 call + 2 retries). */
 	private @Nullable Integer maxAttempts;
@@ -371,6 +372,7 @@ public class PolicySettings extends HedgingSettings {
 			MAX_ELAPSED, ATTEMPT_TIMEOUT, HEDGE_DELAY, MAX_HEDGES, HEDGE_PERCENTILE, HEDGE_MAX_EXTRA_LOAD, RETRY_ON, ABORT_ON,
 			RETRY_ON_EXCEPTION, MAX_RETRY_AFTER, THROTTLE_BASE_DELAY, THROTTLE_MAX_DELAY, THROTTLE_ON,
 			RETRY_NON_IDEMPOTENT, RETRY_ON_DATA_ACCESS, BUDGET_ENABLED, BUDGET_MAX_TOKENS, BUDGET_TOKEN_RATIO,
-			BUDGET_THROTTLE_COST);
+			BUDGET_THROTTLE_COST, ADMISSION_ENABLED, ADMISSION_RATIO, ADMISSION_WINDOW, ADMISSION_MAX_REJECTION,
+			ADMISSION_FIRST_ATTEMPTS, PACING_ENABLED);
 
 }

@@ -95,7 +95,8 @@ public final class PolicySnapshot {
 		Entry other = next.entries.get(name);
 		return entry == null || other == null || entry.effective().policy() != other.effective().policy()
 				|| entry.effective().budget() != other.effective().budget()
-				|| entry.effective().hedgeTokens() != other.effective().hedgeTokens();
+				|| entry.effective().hedgeTokens() != other.effective().hedgeTokens()
+				|| entry.effective().controls() != other.effective().controls();
 	}
 
 	/**

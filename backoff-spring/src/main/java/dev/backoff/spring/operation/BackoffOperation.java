@@ -12,6 +12,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import dev.backoff.Latencies;
 import dev.backoff.HedgeTokens;
+import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.internal.Exceptions;
 import dev.backoff.spring.config.BackoffPolicies;
@@ -295,8 +296,8 @@ public final class BackoffOperation {
 	 */
 	public @Nullable Object invoke(BackoffTask<@Nullable Object> attempt, @Nullable Object proxy,
 			@Nullable Object target, @Nullable Object[] arguments) throws Throwable {
-		if (this.direct) {
-			State state = this.state;
+		State state = this.state;
+		if (this.direct && state.controls() == null) {
 			return this.executor.execute(policyFor(state), state.budget(), this.listener, attempt);
 		}
 		return this.invoker.invoke(this, attempt, fallbackReceiver(proxy, target), arguments);
@@ -382,9 +383,10 @@ public final class BackoffOperation {
 	 * @param namesDataAccessCause whether the {@code exception} tag names the transient cause that a
 	 * data-access failure was retried for ({@code retry-on-data-access: transient})
 	 * @param hedgeTokens what the named policy's hedges are paid from, or {@code null} for no cap
+	 * @param controls the named policy's admission and pacing, or {@code null} for neither
 	 */
 	record State(BackoffPolicy policy, @Nullable RetryBudget budget, boolean namesDataAccessCause,
-			@Nullable HedgeTokens hedgeTokens) {
+			@Nullable HedgeTokens hedgeTokens, @Nullable OverloadControls controls) {
 	}
 
 }

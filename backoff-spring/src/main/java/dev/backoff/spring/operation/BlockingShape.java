@@ -2,9 +2,11 @@ package dev.backoff.spring.operation;
 
 import java.util.concurrent.CompletionStage;
 
+import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
+import dev.backoff.OverloadControls;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,10 +30,10 @@ final class BlockingShape implements ReturnShape {
 			BackoffPolicy policy = operation.policyFor(state);
 			Fallback fallback = operation.getFallback();
 			if (fallback == null) {
-				return operation.getExecutor().execute(policy, state.budget(), listener, task);
+				return execute(operation.getExecutor(), state, policy, listener, task);
 			}
 			try {
-				return operation.getExecutor().execute(policy, state.budget(), listener, task);
+				return execute(operation.getExecutor(), state, policy, listener, task);
 			}
 			catch (Throwable ex) {
 				// The thread is back outside this call's attempts: what encloses it is the caller's.
@@ -74,6 +76,16 @@ final class BlockingShape implements ReturnShape {
 		}
 
 	};
+
+	/** Runs a blocking call, under the policy's overload controls when it has any. */
+	private static @Nullable Object execute(BackoffExecutor executor, BackoffOperation.State state, BackoffPolicy policy,
+			BackoffListener listener, BackoffTask<@Nullable Object> task) throws Throwable {
+		OverloadControls controls = state.controls();
+		if (controls == null) {
+			return executor.execute(policy, state.budget(), listener, task);
+		}
+		return controls.execute(executor, policy, state.budget(), listener, task);
+	}
 
 	@Override
 	public Invoker invoker(Returned returned, String where) {

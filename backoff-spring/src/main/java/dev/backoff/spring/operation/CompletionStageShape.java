@@ -3,10 +3,12 @@ package dev.backoff.spring.operation;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import dev.backoff.BackoffCall;
 import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
+import dev.backoff.OverloadControls;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -41,11 +43,19 @@ final class CompletionStageShape implements ReturnShape {
 		BackoffTask<@Nullable Object> task = (observed != null) ? observed.wrap(attempt) : attempt;
 		BackoffExecutor executor = operation.getExecutor();
 		CompletableFuture<@Nullable Object> call = executor.executeAsync(
-				executor.start(state.policy(), state.budget(), listener, null), operation.latencies(state.policy()),
+				start(executor, state, listener, null), operation.latencies(state.policy()),
 				state.hedgeTokens(), () -> (CompletionStage<@Nullable Object>) BackoffOperation.run(task),
 				operation.getScheduler());
 		return (fallback != null) ? fallback.afterAsync(call, receiver, arguments,
 				(failure) -> operation.fallsBack(failure, state.policy(), enclosing)) : call;
+	}
+
+	/** Starts a call under the state's policy and budget, and its overload controls if it has any. */
+	static BackoffCall start(BackoffExecutor executor, BackoffOperation.State state, BackoffListener listener,
+			@Nullable BackoffPolicy enclosing) {
+		OverloadControls controls = state.controls();
+		return (controls != null) ? controls.start(executor, state.policy(), state.budget(), listener, enclosing)
+				: executor.start(state.policy(), state.budget(), listener, enclosing);
 	}
 
 }

@@ -159,7 +159,8 @@ final class PolicyChanges {
 		}
 		EffectivePolicy effective = policies.getEffective(policyName);
 		return new BackoffOperation.State(policy, policies.getBudget(policyName),
-				effective != null && effective.namesDataAccessCause(), policies.getHedgeTokens(policyName));
+				effective != null && effective.namesDataAccessCause(), policies.getHedgeTokens(policyName),
+				(effective != null) ? effective.controls() : null);
 	}
 
 	private static BackoffConfigurationException defaultAttemptTimeoutOutlastsMaxElapsed(Duration timeout,

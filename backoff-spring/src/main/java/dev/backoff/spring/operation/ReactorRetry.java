@@ -118,7 +118,7 @@ final class ReactorRetry implements ReturnShape {
 			return hedged(operation, call, state.hedgeTokens(), observed, attempt, context);
 		}
 		Duration timeout = call.getAttemptTimeout();
-		return Mono.defer(() -> {
+		return pace(call, operation).then(Mono.defer(() -> {
 			Object observation = (observed != null) ? observed.startAttempt() : null;
 			Mono<@Nullable Object> publisher = Mono.from(publisher(call, observed, observation, attempt));
 			if (timeout != null) {
@@ -126,7 +126,7 @@ final class ReactorRetry implements ReturnShape {
 				publisher = publisher.timeout(timeout, Mono.error(call::attemptTimedOut), Schedulers.parallel());
 			}
 			return (observation != null) ? publisher.contextWrite(observing(operation, observation)) : publisher;
-		}).contextWrite(enclosing(call)).handle((value, sink) -> {
+		})).contextWrite(enclosing(call)).handle((value, sink) -> {
 			boolean retryResult;
 			try {
 				retryResult = call.isRetryableResult(value);
@@ -192,7 +192,7 @@ final class ReactorRetry implements ReturnShape {
 		// it needs (take(1), say) ends a call that worked, not an interrupted one.
 		AtomicBoolean emitted = new AtomicBoolean();
 		Duration timeout = call.getAttemptTimeout();
-		return Flux.defer(() -> {
+		return pace(call, operation).thenMany(Flux.defer(() -> {
 			emitted.set(false);
 			Object observation = (observed != null) ? observed.startAttempt() : null;
 			Flux<@Nullable Object> publisher = Flux.from(publisher(call, observed, observation, attempt));
@@ -201,7 +201,7 @@ final class ReactorRetry implements ReturnShape {
 			}
 			return ((observation != null) ? publisher.contextWrite(observing(operation, observation)) : publisher)
 				.doOnNext((value) -> emitted.set(true));
-		})
+		}))
 			.contextWrite(enclosing(call))
 			.retryWhen(retry(call, operation))
 			.doOnComplete(call::succeed)
@@ -234,13 +234,26 @@ final class ReactorRetry implements ReturnShape {
 					: Mono.empty()));
 	}
 
+	/**
+	 * Before each attempt, resubscribed with it: the policy's overload controls
+	 * ({@link BackoffCall#beforeAttempt()}), whose rejection of a first attempt fails it (the call
+	 * has ended, so it is not retried), and whose wait for the pace is a {@code Mono.delay}, as a
+	 * retry's wait is; skipped with {@code Sleeper.INSTANT} (tests), as that is.
+	 */
+	private static Mono<?> pace(BackoffCall call, BackoffOperation operation) {
+		return Mono.defer(() -> {
+			long pace = call.beforeAttempt();
+			return (pace > 0 && operation.getExecutor().getSleeper() != Sleeper.INSTANT)
+					? Mono.delay(Duration.ofNanos(pace)) : Mono.empty();
+		});
+	}
+
 	/** Starts a call under the state read once when it was subscribed. */
 	private static BackoffCall start(BackoffOperation operation, BackoffOperation.State state, ContextView context,
 			@Nullable ObservedCall observed) {
 		BackoffPolicy enclosing = context.getOrDefault(ENCLOSING, null);
-		return operation.getExecutor()
-			.start(state.policy(), state.budget(), (observed != null) ? observed.listener() : operation.getListener(),
-					enclosing);
+		return CompletionStageShape.start(operation.getExecutor(), state,
+				(observed != null) ? observed.listener() : operation.getListener(), enclosing);
 	}
 
 	/** Starts observing a call under the observation its subscriber's context holds, if any. */

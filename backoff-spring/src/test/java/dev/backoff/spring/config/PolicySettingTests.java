@@ -74,7 +74,10 @@ class PolicySettingTests {
 				Map.entry("retryNonIdempotent", true), Map.entry("retryOnDataAccess", DataAccessRetry.ANY),
 				Map.entry("budget.enabled", true),
 				Map.entry("budget.maxTokens", 8.0), Map.entry("budget.tokenRatio", 0.2),
-				Map.entry("budget.throttleCost", 0.5));
+				Map.entry("budget.throttleCost", 0.5), Map.entry("admission.enabled", true),
+				Map.entry("admission.ratio", 3.0), Map.entry("admission.window", Duration.ofMinutes(1)),
+				Map.entry("admission.maxRejection", 0.8), Map.entry("admission.firstAttempts", false),
+				Map.entry("pacing.enabled", true));
 		assertThat(given.keySet()).as("a value for every row")
 			.containsExactlyInAnyOrderElementsOf(PolicySetting.all().stream().map(PolicySetting::name).toList());
 		given.forEach((name, value) -> PolicySetting.named(name).set(settings, value));

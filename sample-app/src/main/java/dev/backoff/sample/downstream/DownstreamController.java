@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.backoff.sample.downstream.DownstreamFaults.FaultsView;
 import dev.backoff.sample.downstream.DownstreamFaults.StatsView;
+import dev.backoff.sample.downstream.DownstreamRateLimit.RateLimitView;
 
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.convert.DurationStyle;
@@ -50,8 +51,11 @@ import org.springframework.web.bind.annotation.RestController;
  * <li>{@code POST /downstream/faults?slowNext=&slowRate=&slowDelay=}: the next N requests
  * otherwise answered normally, then a share of the others (seeded), answered only after that
  * delay ({@code 50ms}, {@code 1s}), without holding a servlet thread meanwhile.</li>
+ * <li>{@code POST /downstream/rate-limit?perSecond=}, {@code GET /downstream/rate-limit}: a rate
+ * limit (0 for none), over which requests are answered 429 before any fault, and what it counted
+ * ({@link DownstreamRateLimit}).</li>
  * <li>{@code GET /downstream/stats}, {@code DELETE /downstream/stats}: the requests received,
- * by answer; the delete clears faults and counts.</li>
+ * by answer; the delete clears faults, the rate limit and counts.</li>
  * </ul>
  */
 @RestController
@@ -75,8 +79,11 @@ public class DownstreamController implements DisposableBean {
 		return thread;
 	});
 
-	public DownstreamController(DownstreamFaults faults) {
+	private final DownstreamRateLimit rateLimit;
+
+	public DownstreamController(DownstreamFaults faults, DownstreamRateLimit rateLimit) {
 		this.faults = faults;
+		this.rateLimit = rateLimit;
 	}
 
 	/**
@@ -90,6 +97,10 @@ public class DownstreamController implements DisposableBean {
 		if (!SYMBOL.matcher(symbol).matches()) {
 			this.faults.answeredBadRequest();
 			return problem(HttpStatus.BAD_REQUEST, "A symbol is 1 to 8 capital letters, not '" + symbol + "'");
+		}
+		if (!this.rateLimit.tryAcquire()) {
+			return problem(HttpStatus.TOO_MANY_REQUESTS, "Rate limited: at most " + this.rateLimit.view().perSecond()
+					+ " requests a second");
 		}
 		switch (this.faults.next()) {
 			case UNAVAILABLE:
@@ -139,6 +150,16 @@ public class DownstreamController implements DisposableBean {
 		return this.faults.faults();
 	}
 
+	@PostMapping("/rate-limit")
+	public RateLimitView setRateLimit(@RequestParam double perSecond) {
+		return this.rateLimit.set(perSecond);
+	}
+
+	@GetMapping("/rate-limit")
+	public RateLimitView rateLimit() {
+		return this.rateLimit.view();
+	}
+
 	@GetMapping("/stats")
 	public StatsView stats() {
 		return this.faults.stats();
@@ -147,6 +168,7 @@ public class DownstreamController implements DisposableBean {
 	@DeleteMapping("/stats")
 	public ResponseEntity<Void> reset() {
 		this.faults.reset();
+		this.rateLimit.reset();
 		return ResponseEntity.noContent().build();
 	}
 

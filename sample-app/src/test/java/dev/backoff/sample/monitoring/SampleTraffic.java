@@ -72,6 +72,7 @@ final class SampleTraffic {
 		faults("slowNext=1&slowDelay=1s");
 		assertThat(this.http.get("/quotes/ACME/hedged", String.class).getStatusCode()).isEqualTo(HttpStatus.OK);
 		consume();
+		guarded();
 		String listener = "method=\"" + QuoteLedger.LISTENER + "\"";
 		this.ledger.outageBegins(() -> this.http.prometheusSum("backoff_kafka_paused_partitions", listener));
 		// Until the outage has lasted backoff.kafka.outage-alert-after, so that its alert and its
@@ -80,6 +81,33 @@ final class SampleTraffic {
 				() -> this.http.prometheusSum("backoff_kafka_paused_seconds", listener) >= this.http
 					.prometheusSum("backoff_kafka_outage_alert_after_seconds", listener),
 				"the outage of " + QuoteLedger.LISTENER + " lasting backoff.kafka.outage-alert-after");
+	}
+
+	/**
+	 * The guarded policy's controls: a 429 wakes its pace, so that the next requests wait for their
+	 * slots (recorded under @InstantBackoff); then an outage, in which admission rejects requests
+	 * locally (admission_rejected, answered 503). Admission remembers an earlier run's outage for
+	 * its window, so a request may be rejected from the start.
+	 */
+	private void guarded() {
+		this.http.delete("/downstream/stats");
+		faults("throttleNext=1&retryAfter=0");
+		for (int i = 0; i < 2; i++) {
+			// Rejected (503), or its retry rejected after the 429 (502), while admission remembers an outage.
+			assertThat(this.http.get("/guarded/quotes/ACME", String.class).getStatusCode()).isIn(HttpStatus.OK,
+					HttpStatus.BAD_GATEWAY, HttpStatus.SERVICE_UNAVAILABLE);
+		}
+		faults("failureRate=1.0");
+		int rejected = 0;
+		for (int i = 0; i < 20; i++) {
+			HttpStatus status = HttpStatus.valueOf(this.http.get("/guarded/quotes/ACME", String.class)
+				.getStatusCode()
+				.value());
+			assertThat(status).isIn(HttpStatus.BAD_GATEWAY, HttpStatus.SERVICE_UNAVAILABLE);
+			rejected += (status == HttpStatus.SERVICE_UNAVAILABLE) ? 1 : 0;
+		}
+		assertThat(rejected).isPositive();
+		this.http.delete("/downstream/stats");
 	}
 
 	/**

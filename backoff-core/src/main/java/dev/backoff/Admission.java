@@ -1,0 +1,194 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.Arrays;
+
+/**
+ * Client-side throttling, as in Google's SRE book ("Handling Overload"): rejects an attempt
+ * locally, before it is sent, with probability
+ * {@code max(0, (requests − ratio × accepts) / (requests + 1))} over a sliding window, capped
+ * at {@code maxRejection}. While the dependency accepts more than {@code 1 / ratio} of what
+ * is sent nothing is rejected; when it rejects everything, about {@code 1 − maxRejection} of
+ * the attempts still go, to find out when it has recovered.
+ *
+ * <p>{@code requests} counts the attempts {@link #admit() admitted} (sent), {@code accepts}
+ * those the dependency {@link #accepted() accepted}; an attempt rejected locally is not an
+ * attempt and counts as neither. (The SRE book counts it as a request: then the probability
+ * stays up until the rejections have left the window, where here it falls as soon as the
+ * attempts sent are accepted again.)
+ *
+ * <p>The window is a ring of {@value #BUCKETS} buckets, so it slides one bucket
+ * ({@code window / }{@value #BUCKETS}) at a time. Thread-safe; nothing is allocated per call.
+ */
+public final class Admission {
+
+	/** Default {@code ratio} (the SRE book's K): throttle once fewer than half the attempts are accepted. */
+	public static final double DEFAULT_RATIO = 2.0;
+
+	/** Default {@code window}: the SRE book's two minutes. */
+	public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(2);
+
+	/** Default {@code maxRejection}: one attempt in ten still goes while everything fails. */
+	public static final double DEFAULT_MAX_REJECTION = 0.9;
+
+	/** The buckets the window is kept in: 2 s each for the default two minutes. */
+	static final int BUCKETS = 60;
+
+	private final double ratio;
+
+	private final double maxRejection;
+
+	private final long bucketNanos;
+
+	private final NanoClock clock;
+
+	private final RandomSource random;
+
+	private final long[] requests = new long[BUCKETS];
+
+	private final long[] accepts = new long[BUCKETS];
+
+	// Guarded by this: the bucket the counts were last added to, and their sums over the ring.
+	private long bucket;
+
+	private long totalRequests;
+
+	private long totalAccepts;
+
+	/**
+	 * @param ratio the SRE book's K: at least 1 (1 throttles as soon as anything fails, 2 once
+	 * half fails)
+	 * @param window how far back requests and accepts are counted: at least
+	 * {@value #BUCKETS} ms
+	 * @param maxRejection the largest share of attempts rejected locally: at least 0 and less
+	 * than 1, so that some attempts always find out that the dependency has recovered
+	 * @param clock the time source
+	 * @param random the randomness each decision draws from
+	 * @throws InvalidPolicyException naming the setting, the value and the rule
+	 */
+	public Admission(double ratio, Duration window, double maxRejection, NanoClock clock, RandomSource random) {
+		if (!(ratio >= 1 && ratio <= 1000)) {
+			throw new InvalidPolicyException("admission.ratio", ratio, "must be at least 1 and at most 1000");
+		}
+		if (window.compareTo(Duration.ofMillis(BUCKETS)) < 0) {
+			throw new InvalidPolicyException("admission.window", window, "must be at least " + BUCKETS + "ms");
+		}
+		if (!(maxRejection >= 0 && maxRejection < 1)) {
+			throw new InvalidPolicyException("admission.maxRejection", maxRejection,
+					"must be at least 0 and less than 1 (some attempts must go, to see the recovery)");
+		}
+		this.ratio = ratio;
+		this.maxRejection = maxRejection;
+		this.bucketNanos = saturatedNanos(window) / BUCKETS;
+		this.clock = clock;
+		this.random = random;
+		this.bucket = Math.floorDiv(clock.nanoTime(), this.bucketNanos);
+	}
+
+	/**
+	 * Decides whether an attempt may be sent. An admitted attempt counts as a request; a
+	 * rejected one counts as nothing.
+	 * @return {@code true} to send the attempt, {@code false} to fail it locally, unsent
+	 */
+	public boolean admit() {
+		double probability;
+		synchronized (this) {
+			slide();
+			probability = probability();
+			if (probability <= 0) {
+				countRequest();
+				return true;
+			}
+		}
+		// Drawn outside the lock: a generator may be the caller's own (ThreadLocalRandom).
+		if (this.random.generator().nextDouble() < probability) {
+			return false;
+		}
+		synchronized (this) {
+			slide();
+			countRequest();
+		}
+		return true;
+	}
+
+	/** Counts an accept: an attempt that was sent was accepted by the dependency. */
+	public synchronized void accepted() {
+		slide();
+		this.accepts[index()]++;
+		this.totalAccepts++;
+	}
+
+	/** @return the probability that an attempt is rejected locally now, for a gauge */
+	public synchronized double rejectionProbability() {
+		slide();
+		return probability();
+	}
+
+	/** @return {@code ratio} (K) */
+	public double getRatio() {
+		return this.ratio;
+	}
+
+	/** @return the window's length */
+	public Duration getWindow() {
+		return Duration.ofNanos(this.bucketNanos * BUCKETS);
+	}
+
+	/** @return the largest share of attempts rejected locally */
+	public double getMaxRejection() {
+		return this.maxRejection;
+	}
+
+	private double probability() {
+		double requests = this.totalRequests;
+		double excess = requests - this.ratio * this.totalAccepts;
+		if (excess <= 0) {
+			return 0;
+		}
+		return Math.min(this.maxRejection, excess / (requests + 1));
+	}
+
+	private void countRequest() {
+		this.requests[index()]++;
+		this.totalRequests++;
+	}
+
+	private int index() {
+		return (int) Math.floorMod(this.bucket, (long) BUCKETS);
+	}
+
+	/** Moves the ring to now, emptying the buckets that fell out of the window. */
+	private void slide() {
+		long now = Math.floorDiv(this.clock.nanoTime(), this.bucketNanos);
+		long steps = now - this.bucket;
+		if (steps <= 0) {
+			return;
+		}
+		if (steps >= BUCKETS) {
+			Arrays.fill(this.requests, 0);
+			Arrays.fill(this.accepts, 0);
+			this.totalRequests = 0;
+			this.totalAccepts = 0;
+		}
+		else {
+			for (long b = this.bucket + 1; b <= now; b++) {
+				int i = (int) Math.floorMod(b, (long) BUCKETS);
+				this.totalRequests -= this.requests[i];
+				this.totalAccepts -= this.accepts[i];
+				this.requests[i] = 0;
+				this.accepts[i] = 0;
+			}
+		}
+		this.bucket = now;
+	}
+
+	private static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
+	}
+
+}

@@ -1,0 +1,161 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * {@link Admission}: the SRE book's client-side throttling formula over a sliding window, on a
+ * manual clock and scripted or seeded randomness.
+ */
+class AdmissionTests {
+
+	/** Draws just below 1: never under a rejection probability, so every attempt is admitted and counted. */
+	private static final RandomSource NEVER_REJECTS = () -> (RandomGenerator) () -> -1L;
+
+	private final ManualNanoClock clock = new ManualNanoClock();
+
+	/** What the admission under test draws from now: first never rejecting, then scripted. */
+	private RandomGenerator random = NEVER_REJECTS.generator();
+
+	@Test
+	void admitsEverythingWhileTheDependencyAcceptsMoreThanOneInK() {
+		Admission admission = admission(() -> new ScriptedRandom());
+		for (int i = 0; i < 100; i++) {
+			assertThat(admission.admit()).isTrue();
+			if (i % 2 == 0) {
+				admission.accepted();
+			}
+		}
+		// 100 requests, 50 accepts: 100 − 2 × 50 = 0, nothing to reject, and nothing drawn.
+		assertThat(admission.rejectionProbability()).isZero();
+	}
+
+	@Test
+	void rejectsWithTheSreProbability() {
+		Admission admission = admission(() -> this.random);
+		for (int i = 0; i < 30; i++) {
+			admission.admit();
+		}
+		for (int i = 0; i < 10; i++) {
+			admission.accepted();
+		}
+		ScriptedRandom random = new ScriptedRandom(0.32, 0.33);
+		this.random = random;
+		// (30 − 2 × 10) / (30 + 1)
+		assertThat(admission.rejectionProbability()).isCloseTo(10.0 / 31, within(1e-12));
+		assertThat(admission.admit()).isFalse();
+		assertThat(admission.admit()).isTrue();
+		// The admitted one counted as a request, the rejected one as nothing: (31 − 20) / 32.
+		assertThat(admission.rejectionProbability()).isCloseTo(11.0 / 32, within(1e-12));
+		assertThat(random.draws()).isEqualTo(2);
+	}
+
+	@Test
+	void aTotalOutageRejectsAtMostMaxRejection() {
+		Admission admission = new Admission(2, Duration.ofMinutes(2), 0.9, this.clock,
+				seeded(42));
+		int sent = 0;
+		for (int i = 0; i < 10_000; i++) {
+			this.clock.advance(Duration.ofMillis(1));
+			if (admission.admit()) {
+				sent++;
+			}
+		}
+		assertThat(admission.rejectionProbability()).isEqualTo(0.9);
+		// About one in ten still goes, to find out when the dependency has recovered.
+		assertThat(sent).isBetween(950, 1150);
+	}
+
+	@Test
+	void forgetsWhatFellOutOfTheWindow() {
+		Admission admission = new Admission(2, Duration.ofSeconds(60), 0.9, this.clock, NEVER_REJECTS);
+		for (int i = 0; i < 40; i++) {
+			assertThat(admission.admit()).isTrue();
+		}
+		// 40 / 41, capped.
+		assertThat(admission.rejectionProbability()).isEqualTo(0.9);
+		// One bucket (1 s) short of the window: still counted.
+		this.clock.advance(Duration.ofSeconds(59));
+		assertThat(admission.rejectionProbability()).isEqualTo(0.9);
+		this.clock.advance(Duration.ofSeconds(1));
+		assertThat(admission.rejectionProbability()).isZero();
+	}
+
+	@Test
+	void slidesOneBucketAtATime() {
+		Admission admission = new Admission(2, Duration.ofSeconds(60), 0.999, this.clock, NEVER_REJECTS);
+		for (int second = 0; second < 60; second++) {
+			for (int i = 0; i < 10; i++) {
+				admission.admit();
+			}
+			this.clock.advance(Duration.ofSeconds(1));
+		}
+		// The oldest second has left: 590 requests, no accepts.
+		assertThat(admission.rejectionProbability()).isCloseTo(590.0 / 591, within(1e-12));
+		for (int i = 0; i < 200; i++) {
+			admission.accepted();
+		}
+		// (590 − 400) / 591
+		assertThat(admission.rejectionProbability()).isCloseTo(190.0 / 591, within(1e-12));
+	}
+
+	@Test
+	void namesTheSettingValueAndRule() {
+		assertThatExceptionOfType(InvalidPolicyException.class)
+			.isThrownBy(() -> new Admission(0.5, Duration.ofMinutes(2), 0.9, this.clock, seeded(1)))
+			.satisfies((ex) -> assertThat(ex.getSetting()).isEqualTo("admission.ratio"))
+			.withMessageContaining("at least 1");
+		assertThatExceptionOfType(InvalidPolicyException.class)
+			.isThrownBy(() -> new Admission(2, Duration.ofMillis(10), 0.9, this.clock, seeded(1)))
+			.satisfies((ex) -> assertThat(ex.getSetting()).isEqualTo("admission.window"));
+		assertThatExceptionOfType(InvalidPolicyException.class)
+			.isThrownBy(() -> new Admission(2, Duration.ofMinutes(2), 1.0, this.clock, seeded(1)))
+			.satisfies((ex) -> assertThat(ex.getSetting()).isEqualTo("admission.maxRejection"))
+			.withMessageContaining("less than 1");
+	}
+
+	@Test
+	void concurrentCallersLoseNoCount() throws InterruptedException {
+		// K = 1 and accepts counted first: no admit ever draws (the scripted source has nothing to give).
+		Admission admission = new Admission(1, Duration.ofMinutes(2), 0.9, this.clock, () -> new ScriptedRandom());
+		inFourThreads(admission::accepted);
+		inFourThreads(admission::admit);
+		assertThat(admission.rejectionProbability()).isZero();
+		assertThat(admission.admit()).isTrue();
+		// 40 001 requests, 40 000 accepts: a lost count of either would show here.
+		assertThat(admission.rejectionProbability()).isCloseTo(1.0 / 40_002, within(1e-12));
+	}
+
+	private static void inFourThreads(Runnable action) throws InterruptedException {
+		Thread[] threads = new Thread[4];
+		for (int t = 0; t < threads.length; t++) {
+			threads[t] = new Thread(() -> {
+				for (int i = 0; i < 10_000; i++) {
+					action.run();
+				}
+			});
+			threads[t].start();
+		}
+		for (Thread thread : threads) {
+			thread.join();
+		}
+	}
+
+	private Admission admission(RandomSource random) {
+		return new Admission(Admission.DEFAULT_RATIO, Admission.DEFAULT_WINDOW, Admission.DEFAULT_MAX_REJECTION,
+				this.clock, random);
+	}
+
+	private static RandomSource seeded(long seed) {
+		SplittableRandom random = new SplittableRandom(seed);
+		return () -> random;
+	}
+
+}
