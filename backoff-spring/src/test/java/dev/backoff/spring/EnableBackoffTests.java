@@ -69,9 +69,21 @@ class EnableBackoffTests {
 				quotesPolicy().withProperty("backoff.metrics.failures-at-zero", "true"))) {
 			context.getBean(Quotes.class).flaky();
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			// The seven failure outcomes at 0, and the one this call ended with.
-			assertThat(registry.find("backoff.calls").counters()).hasSize(8);
+			// The six failure outcomes at 0 (admission_rejected only where the policy has admission), and the one this call ended with.
+			assertThat(registry.find("backoff.calls").counters()).hasSize(7);
 			assertThat(registry.get("backoff.calls").tag("outcome", "exhausted").counter().count()).isZero();
+			assertThat(registry.find("backoff.calls").tag("outcome", "admission_rejected").counters()).isEmpty();
+		}
+		try (AnnotationConfigApplicationContext context = start(quotesPolicy()
+			.withProperty("backoff.metrics.failures-at-zero", "true")
+			.withProperty("backoff.policies.quotes.admission.enabled", "true"))) {
+			context.getBean(Quotes.class).flaky();
+			// Where the policy has admission, a local rejection's counter is at 0 too.
+			assertThat(context.getBean(MeterRegistry.class)
+				.get("backoff.calls")
+				.tag("outcome", "admission_rejected")
+				.counter()
+				.count()).isZero();
 		}
 	}
 

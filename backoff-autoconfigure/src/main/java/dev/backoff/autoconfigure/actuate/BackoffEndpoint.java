@@ -3,7 +3,6 @@ package dev.backoff.autoconfigure.actuate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,13 +18,11 @@ import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffSchedule;
 import dev.backoff.Jitter;
-import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.spring.config.BackoffConfigurationException;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.config.BackoffPolicies.SettingChange;
 import dev.backoff.spring.config.DurationFormat;
-import dev.backoff.spring.config.EffectivePolicy;
 import dev.backoff.spring.config.PolicySetting;
 import dev.backoff.spring.config.Suggestions;
 import dev.backoff.spring.events.BackoffEvents;
@@ -256,26 +253,7 @@ public class BackoffEndpoint {
 
 	/** A policy's settings in force, with the named policy's budget and HTTP settings. */
 	private Map<String, Object> settings(String name, BackoffPolicy policy) {
-		BackoffPolicies policies = this.operations.getPolicies();
-		RetryBudget budget = policies.getBudget(name);
-		Map<String, Object> settings = new LinkedHashMap<>();
-		EffectivePolicy effective = policies.getEffective(name);
-		OverloadControls controls = (effective != null) ? effective.controls() : null;
-		PolicySetting.values(new EffectivePolicy(policy, budget, policies.isRetryNonIdempotent(name),
-				(effective != null) ? effective.retryOnDataAccess() : null,
-				(effective != null) ? effective.hedgeTokens() : null, controls))
-			.forEach((setting, value) -> {
-				// The budget's settings are listed under "budget", with its tokens left.
-				if (value != null && !setting.contains(".")) {
-					settings.put(setting, value);
-				}
-			});
-		settings.put("retryIf", policy.getRules().getRetryIfResult() != null);
-		if (budget != null) {
-			settings.put("budget", BudgetDescriptor.of(budget));
-		}
-		settings.putAll(OverloadDescriptors.of(controls));
-		return Collections.unmodifiableMap(settings);
+		return SettingsListing.of(this.operations.getPolicies(), name, policy);
 	}
 
 	private PolicyDescriptor describe(String name, BackoffPolicy policy) {

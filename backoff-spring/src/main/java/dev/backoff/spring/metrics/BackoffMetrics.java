@@ -10,6 +10,7 @@ import dev.backoff.BackoffListener;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.HedgeEvent;
 import dev.backoff.Outcome;
+import dev.backoff.OverloadControls;
 import dev.backoff.spring.operation.BackoffCallCounts;
 import dev.backoff.spring.operation.BackoffListenerFactory;
 import dev.backoff.spring.operation.BackoffOperation;
@@ -280,7 +281,10 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 				calls = new Counter[Outcome.values().length];
 				if (this.metrics.registersFailuresAtZero()) {
 					for (Outcome failure : FAILURES) {
-						calls[failure.ordinal()] = callsCounter(failure);
+						// A local rejection only where the policy in force has admission, as hedges where it hedges.
+						if (failure != Outcome.ADMISSION_REJECTED || admits()) {
+							calls[failure.ordinal()] = callsCounter(failure);
+						}
 					}
 					registerRareEventsAtZero();
 				}
@@ -307,6 +311,11 @@ public class BackoffMetrics implements BackoffListenerFactory, BackoffCallCounts
 			if (policy.getSchedule().getMaxAttempts() > 1) {
 				retryAfter();
 			}
+		}
+
+		private boolean admits() {
+			OverloadControls controls = this.operation.getControls();
+			return controls != null && controls.getAdmission() != null;
 		}
 
 		private Counter callsCounter(Outcome outcome) {

@@ -157,6 +157,11 @@ public final class BackoffOperation {
 		return this.state.budget();
 	}
 
+	/** @return the named policy's admission and pacing in force now, or {@code null} for neither */
+	public @Nullable OverloadControls getControls() {
+		return this.state.controls();
+	}
+
 	/**
 	 * Starts one call of this operation to be stepped by hand, under the policy and budget in
 	 * force now and with the operation's listener (its meters and logging): for integrations
