@@ -175,13 +175,19 @@ class ConsumerGroupModelTests {
 		// The targets, 1.0× the capacity at the peak and 1.2× the capacity-limited
 		// minimum for the drain, are not met (docs/benchmarks.md says why): asserted here is what
 		// outage mode achieves, against the same policy without outage mode and without a budget.
+		List<Result> runs = DOCS_RESULTS.get(Variant.OUTAGE);
 		for (int seed = 0; seed < ConsumerGroupSimulation.DOCS_RUNS; seed++) {
-			Result run = DOCS_RESULTS.get(Variant.OUTAGE).get(seed);
+			Result run = runs.get(seed);
 			Result blocked = DOCS_RESULTS.get(Variant.FULL).get(seed);
-			assertThat(run.peakLoad(SCENARIO)).isLessThanOrEqualTo(1.15).isLessThan(blocked.peakLoad(SCENARIO));
-			assertThat(run.drainMs()).isLessThanOrEqualTo(1.6 * run.minDrainMs(SCENARIO)).isLessThan(blocked.drainMs());
+			assertThat(run.peakLoad(SCENARIO)).isLessThanOrEqualTo(1.25).isLessThan(blocked.peakLoad(SCENARIO));
+			assertThat(run.drainMs()).isLessThanOrEqualTo(1.5 * run.minDrainMs(SCENARIO)).isLessThan(blocked.drainMs());
 			assertThat(run.backlog(SCENARIO)).isCloseTo(blocked.backlog(SCENARIO), within(500));
 		}
+		// The ramp cuts to what the downstream delivered and grows by a step, not a share: in the
+		// median, a peak a little above the capacity, a drain within 1.35× the minimum (a fixed
+		// cut to 0.8 and +10 % per probeDelay drained in 1.42×).
+		assertThat(Runs.median(runs, (run) -> run.peakLoad(SCENARIO))).isLessThanOrEqualTo(1.15);
+		assertThat(Runs.median(runs, (run) -> run.drainMs() / run.minDrainMs(SCENARIO))).isLessThanOrEqualTo(1.35);
 	}
 
 	@Test

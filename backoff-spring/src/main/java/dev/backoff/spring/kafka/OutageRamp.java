@@ -10,10 +10,17 @@ import java.util.Map;
  * the lock.
  *
  * <p>The rate starts at one partition's pace (a record per probe's round trip) and grows like
- * TCP's slow start, doubling every {@code probeDelay} while it is what holds records back; the
- * first failure cuts it to {@link #BACK_OFF} of itself and ends the slow start, after which it
- * grows by {@link #STEP} of itself per {@code probeDelay}. At most one cut per tenth of
- * {@code probeDelay}: the failures of one overload come together. The ramp is over when less
+ * TCP's slow start, doubling every {@code probeDelay} while it is what holds records back. A
+ * failure ends the slow start and cuts the rate, in the manner of BBR, to what the downstream
+ * delivered: the successes per second of about the last half {@code probeDelay}, at most
+ * {@link #BACK_OFF} of the rate and at least half of it. The downstream says nothing before it
+ * is overloaded, so the calls it shed are the measure of its capacity: a fixed cut would leave
+ * it idle when few calls failed. After the slow start the rate grows by {@link #STEP} of one
+ * partition's pace per {@code probeDelay}, while it is what holds records back: the same step
+ * for every instance, not a share of its rate, so that the instances of a group, cut by the same
+ * share, converge to equal rates (AIMD) and drain together rather than keep the shares they
+ * started with. At most one cut per tenth of {@code probeDelay}: the failures of one overload
+ * come together. The ramp is over when less
  * than half the rate went through in each of {@link #QUIET} {@code probeDelay}s in a row (the
  * backlog is drained), or has failed when failures cut the rate below one record per
  * {@code probeDelay}.
@@ -22,11 +29,14 @@ import java.util.Map;
  */
 final class OutageRamp<P> {
 
-	/** The rate's growth per {@code probeDelay} after its first cut. */
-	static final double STEP = 0.1;
+	/** The rate's growth per {@code probeDelay} after the slow start, in partitions' paces. */
+	static final double STEP = 0.5;
 
-	/** What is left of the rate after a failure. */
-	static final double BACK_OFF = 0.8;
+	/** The most of the rate a failure leaves, however many records succeeded. */
+	static final double BACK_OFF = 0.95;
+
+	/** The time over which the successes per second are averaged, in {@code probeDelay}s. */
+	static final double AVERAGED = 0.5;
 
 	/** The {@code probeDelay}s in a row with less than half the rate used after which the ramp is over. */
 	static final int QUIET = 5;
@@ -44,6 +54,16 @@ final class OutageRamp<P> {
 	private long refilledNanos;
 
 	private boolean slowStart = true;
+
+	/** One partition's pace, records per second: the unit of the rate's growth. */
+	private final double pace;
+
+	/** The successes per second, a moving average, when it was last counted, and when the rate last grew. */
+	private double succeeded;
+
+	private long succeededNanos;
+
+	private long grownNanos;
 
 	/** When a record was last held back by the rate, and when the rate was last cut. */
 	private long heldBackNanos;
@@ -65,6 +85,9 @@ final class OutageRamp<P> {
 	OutageRamp(long probeDelayNanos, long roundTripNanos, long now) {
 		this.probeDelayNanos = probeDelayNanos;
 		this.rate = Math.max(minRate(), 1e9 / Math.max(1_000_000, roundTripNanos));
+		this.pace = this.rate;
+		this.succeededNanos = now;
+		this.grownNanos = now;
 		this.refilledNanos = now;
 		this.heldBackNanos = now;
 		this.cutNanos = now - probeDelayNanos;
@@ -121,15 +144,30 @@ final class OutageRamp<P> {
 		return (this.tokens >= needed) ? 0 : (long) Math.ceil((needed - this.tokens) / this.rate * 1e9);
 	}
 
-	/** A held partition's record succeeded: the rate grows, while it is what holds records back. */
+	/** A held partition's record succeeded: counted, and the rate grows, while it is what holds records back. */
 	void succeeded(long now) {
 		refill(now);
-		if (now - this.heldBackNanos > this.probeDelayNanos) {
-			return;
+		this.succeeded = succeededPerSecond(now) + 1e9 / (AVERAGED * this.probeDelayNanos);
+		this.succeededNanos = now;
+		grow(now);
+		if (this.slowStart && now - this.heldBackNanos <= this.probeDelayNanos) {
+			// A success comes every 1/rate seconds, so this doubles the rate per probeDelay.
+			this.rate += Math.log(2) * 1e9 / this.probeDelayNanos;
 		}
-		double perProbeDelay = this.slowStart ? Math.log(2) : Math.log1p(STEP);
-		// A success comes every 1/rate seconds, so this grows the rate by e^perProbeDelay per probeDelay.
-		this.rate += perProbeDelay * 1e9 / this.probeDelayNanos;
+	}
+
+	/** The successes per second: an exponentially weighted average over {@link #AVERAGED} probeDelays. */
+	private double succeededPerSecond(long now) {
+		return this.succeeded * Math.exp(-(now - this.succeededNanos) / (AVERAGED * this.probeDelayNanos));
+	}
+
+	/** After the slow start: the growth since the last call, while the rate is what holds records back. */
+	private void grow(long now) {
+		long elapsed = now - this.grownNanos;
+		this.grownNanos = now;
+		if (!this.slowStart && now - this.heldBackNanos <= this.probeDelayNanos) {
+			this.rate += STEP * this.pace * elapsed / this.probeDelayNanos;
+		}
 	}
 
 	/**
@@ -139,10 +177,11 @@ final class OutageRamp<P> {
 	 */
 	boolean failed(long now) {
 		refill(now);
+		grow(now);
 		this.slowStart = false;
 		if (now - this.cutNanos >= this.probeDelayNanos / 10) {
 			this.cutNanos = now;
-			this.rate *= BACK_OFF;
+			this.rate = Math.min(this.rate * BACK_OFF, Math.max(succeededPerSecond(now), this.rate / 2));
 		}
 		return this.rate >= minRate();
 	}

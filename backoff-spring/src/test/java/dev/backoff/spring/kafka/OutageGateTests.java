@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.within;
 
 class OutageGateTests {
 
@@ -219,6 +220,64 @@ class OutageGateTests {
 		assertThat(this.gate.mayDeliver(0)).isFalse();
 		assertThat(this.gate.nanosUntilNextChange()).isBetween(SECOND, 3 * SECOND);
 		assertThat(this.gate.held()).containsExactlyInAnyOrder(0, 1);
+	}
+
+	@Test
+	void aFailureCutsTheRateToTheSuccessesPerSecondNotByAFixedShare() {
+		OutageRamp<Integer> ramp = new OutageRamp<>(SECOND, ROUND_TRIP, this.now.get());
+		ramp.failed(this.now.get());
+		deliver(ramp, 3 * SECOND);
+		double rate = ramp.rate();
+		ramp.failed(this.now.get());
+		// Every record of the last half second succeeded: the cut is small (a fixed cut left 0.8).
+		assertThat(ramp.rate()).isGreaterThan(0.8 * rate).isLessThanOrEqualTo(OutageRamp.BACK_OFF * rate);
+		deliver(ramp, 3 * SECOND);
+		rate = ramp.rate();
+		// Nothing delivered for two probeDelays: no successes to go by, so the cut goes as deep as it may.
+		this.now.addAndGet(2 * SECOND);
+		this.now.addAndGet(SECOND / 10);
+		ramp.failed(this.now.get());
+		assertThat(ramp.rate()).isCloseTo(rate / 2, within(1e-6 * rate));
+	}
+
+	@Test
+	void afterTheSlowStartTheRateGrowsByTheSameStepWhateverItsSize() {
+		// Additive, so that instances cut by the same share converge to equal rates and drain together.
+		OutageRamp<Integer> slow = new OutageRamp<>(SECOND, ROUND_TRIP, this.now.get());
+		slow.failed(this.now.get());
+		OutageRamp<Integer> fast = new OutageRamp<>(SECOND, ROUND_TRIP, this.now.get());
+		deliver(fast, 2 * SECOND);
+		fast.failed(this.now.get());
+		this.now.addAndGet(SECOND / 10);
+		fast.failed(this.now.get());
+		slow.failed(this.now.get());
+		double slowBefore = slow.rate();
+		double fastBefore = fast.rate();
+		assertThat(fastBefore).isGreaterThan(3 * slowBefore);
+		long start = this.now.get();
+		deliver(List.of(slow, fast), 2 * SECOND);
+		double step = OutageRamp.STEP * SECOND / ROUND_TRIP * (this.now.get() - start) / SECOND;
+		assertThat(slow.rate() - slowBefore).isCloseTo(step, within(0.02 * step));
+		assertThat(fast.rate() - fastBefore).isCloseTo(step, within(0.02 * step));
+	}
+
+	/** Two partitions ask every millisecond for the ramp's records, each of which succeeds at once. */
+	private void deliver(OutageRamp<Integer> ramp, long nanos) {
+		deliver(List.of(ramp), nanos);
+	}
+
+	private void deliver(List<OutageRamp<Integer>> ramps, long nanos) {
+		long end = this.now.get() + nanos;
+		while (this.now.get() < end) {
+			this.now.addAndGet(1_000_000);
+			for (OutageRamp<Integer> ramp : ramps) {
+				for (int partition = 0; partition < 2; partition++) {
+					if (ramp.mayDeliver(partition, this.now.get())) {
+						ramp.succeeded(this.now.get());
+					}
+				}
+			}
+		}
 	}
 
 	@Test
