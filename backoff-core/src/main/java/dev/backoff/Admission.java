@@ -11,11 +11,11 @@ import java.util.Arrays;
  * is sent nothing is rejected; when it rejects everything, about {@code 1 − maxRejection} of
  * the attempts still go, to find out when it has recovered.
  *
- * <p>{@code requests} counts the attempts {@link #admit() admitted} (sent), {@code accepts}
- * those the dependency {@link #accepted() accepted}; an attempt rejected locally is not an
- * attempt and counts as neither. (The SRE book counts it as a request: then the probability
- * stays up until the rejections have left the window, where here it falls as soon as the
- * attempts sent are accepted again.)
+ * <p>In the window, {@code requests} counts the attempts {@link #admit() admitted} (sent),
+ * {@code accepts} those the dependency {@link #accepted() accepted}; an attempt rejected
+ * locally is not an attempt and counts as neither. (The SRE book counts it as a request: then
+ * the probability stays up until the rejections have left the window, where here it falls as
+ * soon as the attempts sent are accepted again.)
  *
  * <p>A documented deviation from the SRE book, so that it reacts within an outage: the same
  * formula is also evaluated over the most recent {@value #RECENT_MILLIS} ms (a ring of
@@ -24,7 +24,10 @@ import java.util.Arrays;
  * is used, capped at {@code maxRejection}. Over two minutes the successes before an outage
  * outweigh its failures for about a minute, so the window alone rejects nothing during a
  * short one; the recent horizon rejects up to {@code n / (n + 1)} once its {@code n}
- * requests all fail, and forgets the outage {@value #RECENT_MILLIS} ms after it.
+ * requests all fail (it holds no accepts from before the outage after {@value #RECENT_MILLIS}
+ * ms), and holds no failure of it {@value #RECENT_MILLIS} ms after its end. Counting its own
+ * rejections keeps {@code n} up while it rejects; the rejections in it then slow the recovery
+ * by about as long as the horizon.
  *
  * <p>The window is a ring of {@value #BUCKETS} buckets, so it slides one bucket
  * ({@code window / }{@value #BUCKETS}) at a time. Thread-safe; nothing is allocated per call.

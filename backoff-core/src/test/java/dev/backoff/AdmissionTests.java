@@ -87,6 +87,18 @@ class AdmissionTests {
 		assertThat(admission.rejectionProbability()).isZero();
 	}
 
+	@Test
+	void aWindowShorterThanTheRecentHorizonIsAlsoTheRecentHorizon() {
+		Admission admission = new Admission(2, Duration.ofMillis(500), 0.9, this.clock, NEVER_REJECTS);
+		for (int i = 0; i < 10; i++) {
+			admission.admit();
+		}
+		assertThat(admission.rejectionProbability()).isEqualTo(0.9);
+		// Half a second later neither remembers them, though a second has not passed.
+		this.clock.advance(Duration.ofMillis(500));
+		assertThat(admission.rejectionProbability()).isZero();
+	}
+
 	/** Ten attempts a second, every one accepted for two minutes, then none for one second. */
 	private void twoMinutesOfSuccessesThenOneSecondOfFailures(Admission admission) {
 		for (int i = 0; i < 1200; i++) {
