@@ -46,7 +46,7 @@ public final class Admission {
 	/** The buckets the window is kept in: 2 s each for the default two minutes. */
 	static final int BUCKETS = 60;
 
-	/** The recent horizon: measured in the overload simulation (0.5, 0.7, 1, 1.5, 2 and 3 s). */
+	/** The recent horizon: the best of 0.7, 1, 1.5, 2 and 3 s in the overload simulation (docs/overload-safety.md). */
 	static final long RECENT_MILLIS = 1000;
 
 	/** The buckets the recent horizon is kept in: 100 ms each. */
