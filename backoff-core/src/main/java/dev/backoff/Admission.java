@@ -11,11 +11,23 @@ import java.util.Arrays;
  * is sent nothing is rejected; when it rejects everything, about {@code 1 − maxRejection} of
  * the attempts still go, to find out when it has recovered.
  *
- * <p>{@code requests} counts the attempts {@link #admit() admitted} (sent), {@code accepts}
- * those the dependency {@link #accepted() accepted}; an attempt rejected locally is not an
- * attempt and counts as neither. (The SRE book counts it as a request: then the probability
- * stays up until the rejections have left the window, where here it falls as soon as the
- * attempts sent are accepted again.)
+ * <p>In the window, {@code requests} counts the attempts {@link #admit() admitted} (sent),
+ * {@code accepts} those the dependency {@link #accepted() accepted}; an attempt rejected
+ * locally is not an attempt and counts as neither. (The SRE book counts it as a request: then
+ * the probability stays up until the rejections have left the window, where here it falls as
+ * soon as the attempts sent are accepted again.)
+ *
+ * <p>A documented deviation from the SRE book, so that it reacts within an outage: the same
+ * formula is also evaluated over the most recent {@value #RECENT_MILLIS} ms (a ring of
+ * {@value #RECENT_BUCKETS} buckets, or the window if shorter), there counting an attempt
+ * rejected locally as a request as the book does, and the larger of the two probabilities
+ * is used, capped at {@code maxRejection}. Over two minutes the successes before an outage
+ * outweigh its failures for about a minute, so the window alone rejects nothing during a
+ * short one; the recent horizon rejects up to {@code n / (n + 1)} once its {@code n}
+ * requests all fail (it holds no accepts from before the outage after {@value #RECENT_MILLIS}
+ * ms), and holds no failure of it {@value #RECENT_MILLIS} ms after its end. Counting its own
+ * rejections keeps {@code n} up while it rejects; the rejections in it then slow the recovery
+ * by about as long as the horizon.
  *
  * <p>The window is a ring of {@value #BUCKETS} buckets, so it slides one bucket
  * ({@code window / }{@value #BUCKETS}) at a time. Thread-safe; nothing is allocated per call.
@@ -34,6 +46,12 @@ public final class Admission {
 	/** The buckets the window is kept in: 2 s each for the default two minutes. */
 	static final int BUCKETS = 60;
 
+	/** The recent horizon: the best of 0.7, 1, 1.5, 2 and 3 s in the overload simulation (docs/overload-safety.md). */
+	static final long RECENT_MILLIS = 1000;
+
+	/** The buckets the recent horizon is kept in: 100 ms each. */
+	static final int RECENT_BUCKETS = 10;
+
 	private final double ratio;
 
 	private final double maxRejection;
@@ -44,16 +62,10 @@ public final class Admission {
 
 	private final RandomSource random;
 
-	private final long[] requests = new long[BUCKETS];
+	// Guarded by this: the window's counts, and the short horizon's.
+	private final Ring window;
 
-	private final long[] accepts = new long[BUCKETS];
-
-	// Guarded by this: the bucket the counts were last added to, and their sums over the ring.
-	private long bucket;
-
-	private long totalRequests;
-
-	private long totalAccepts;
+	private final Ring recent;
 
 	/**
 	 * @param ratio the SRE book's K: at least 1 (1 throttles as soon as anything fails, 2 once
@@ -82,46 +94,50 @@ public final class Admission {
 		this.bucketNanos = saturatedNanos(window) / BUCKETS;
 		this.clock = clock;
 		this.random = random;
-		this.bucket = Math.floorDiv(clock.nanoTime(), this.bucketNanos);
+		long now = clock.nanoTime();
+		this.window = new Ring(BUCKETS, this.bucketNanos, now);
+		long recentNanos = Math.min(RECENT_MILLIS * 1_000_000L, this.bucketNanos * BUCKETS);
+		this.recent = new Ring(RECENT_BUCKETS, Math.max(1, recentNanos / RECENT_BUCKETS), now);
 	}
 
 	/**
 	 * Decides whether an attempt may be sent. An admitted attempt counts as a request; a
-	 * rejected one counts as nothing.
+	 * rejected one counts as nothing in the window, as a request in the recent horizon.
 	 * @return {@code true} to send the attempt, {@code false} to fail it locally, unsent
 	 */
 	public boolean admit() {
 		double probability;
 		synchronized (this) {
-			slide();
-			probability = probability();
+			long now = this.clock.nanoTime();
+			probability = probability(now);
 			if (probability <= 0) {
-				countRequest();
+				countRequest(now);
 				return true;
 			}
 		}
 		// Drawn outside the lock: a generator may be the caller's own (ThreadLocalRandom).
 		if (this.random.generator().nextDouble() < probability) {
+			synchronized (this) {
+				this.recent.request(this.clock.nanoTime());
+			}
 			return false;
 		}
 		synchronized (this) {
-			slide();
-			countRequest();
+			countRequest(this.clock.nanoTime());
 		}
 		return true;
 	}
 
 	/** Counts an accept: an attempt that was sent was accepted by the dependency. */
 	public synchronized void accepted() {
-		slide();
-		this.accepts[index()]++;
-		this.totalAccepts++;
+		long now = this.clock.nanoTime();
+		this.window.accept(now);
+		this.recent.accept(now);
 	}
 
 	/** @return the probability that an attempt is rejected locally now, for a gauge */
 	public synchronized double rejectionProbability() {
-		slide();
-		return probability();
+		return probability(this.clock.nanoTime());
 	}
 
 	/** @return {@code ratio} (K) */
@@ -139,47 +155,16 @@ public final class Admission {
 		return this.maxRejection;
 	}
 
-	private double probability() {
-		double requests = this.totalRequests;
-		double excess = requests - this.ratio * this.totalAccepts;
-		if (excess <= 0) {
-			return 0;
-		}
-		return Math.min(this.maxRejection, excess / (requests + 1));
+	private double probability(long now) {
+		this.window.slide(now);
+		this.recent.slide(now);
+		double probability = Math.max(this.window.probability(this.ratio), this.recent.probability(this.ratio));
+		return Math.min(this.maxRejection, probability);
 	}
 
-	private void countRequest() {
-		this.requests[index()]++;
-		this.totalRequests++;
-	}
-
-	private int index() {
-		return (int) Math.floorMod(this.bucket, (long) BUCKETS);
-	}
-
-	/** Moves the ring to now, emptying the buckets that fell out of the window. */
-	private void slide() {
-		long now = Math.floorDiv(this.clock.nanoTime(), this.bucketNanos);
-		long steps = now - this.bucket;
-		if (steps <= 0) {
-			return;
-		}
-		if (steps >= BUCKETS) {
-			Arrays.fill(this.requests, 0);
-			Arrays.fill(this.accepts, 0);
-			this.totalRequests = 0;
-			this.totalAccepts = 0;
-		}
-		else {
-			for (long b = this.bucket + 1; b <= now; b++) {
-				int i = (int) Math.floorMod(b, (long) BUCKETS);
-				this.totalRequests -= this.requests[i];
-				this.totalAccepts -= this.accepts[i];
-				this.requests[i] = 0;
-				this.accepts[i] = 0;
-			}
-		}
-		this.bucket = now;
+	private void countRequest(long now) {
+		this.window.request(now);
+		this.recent.request(now);
 	}
 
 	private static long saturatedNanos(Duration duration) {
@@ -189,6 +174,78 @@ public final class Admission {
 		catch (ArithmeticException ex) {
 			return Long.MAX_VALUE;
 		}
+	}
+
+	/** Requests and accepts over a ring of buckets, sliding one bucket at a time; guarded by its Admission. */
+	private static final class Ring {
+
+		private final long[] requests;
+
+		private final long[] accepts;
+
+		private final long bucketNanos;
+
+		// The bucket the counts were last added to, and their sums over the ring.
+		private long bucket;
+
+		private long totalRequests;
+
+		private long totalAccepts;
+
+		Ring(int buckets, long bucketNanos, long now) {
+			this.requests = new long[buckets];
+			this.accepts = new long[buckets];
+			this.bucketNanos = bucketNanos;
+			this.bucket = Math.floorDiv(now, bucketNanos);
+		}
+
+		double probability(double ratio) {
+			double requests = this.totalRequests;
+			double excess = requests - ratio * this.totalAccepts;
+			return (excess <= 0) ? 0 : excess / (requests + 1);
+		}
+
+		void request(long now) {
+			slide(now);
+			this.requests[index()]++;
+			this.totalRequests++;
+		}
+
+		void accept(long now) {
+			slide(now);
+			this.accepts[index()]++;
+			this.totalAccepts++;
+		}
+
+		int index() {
+			return (int) Math.floorMod(this.bucket, (long) this.requests.length);
+		}
+
+		/** Moves the ring to now, emptying the buckets that fell out of it. */
+		void slide(long nanos) {
+			long now = Math.floorDiv(nanos, this.bucketNanos);
+			long steps = now - this.bucket;
+			if (steps <= 0) {
+				return;
+			}
+			if (steps >= this.requests.length) {
+				Arrays.fill(this.requests, 0);
+				Arrays.fill(this.accepts, 0);
+				this.totalRequests = 0;
+				this.totalAccepts = 0;
+			}
+			else {
+				for (long b = this.bucket + 1; b <= now; b++) {
+					int i = (int) Math.floorMod(b, (long) this.requests.length);
+					this.totalRequests -= this.requests[i];
+					this.totalAccepts -= this.accepts[i];
+					this.requests[i] = 0;
+					this.accepts[i] = 0;
+				}
+			}
+			this.bucket = now;
+		}
+
 	}
 
 }

@@ -46,15 +46,71 @@ class AdmissionTests {
 		for (int i = 0; i < 10; i++) {
 			admission.accepted();
 		}
-		ScriptedRandom random = new ScriptedRandom(0.32, 0.33);
+		// A second later the recent horizon holds only what follows, accepted, and the window everything.
+		this.clock.advance(Duration.ofSeconds(1));
+		for (int i = 0; i < 2; i++) {
+			admission.admit();
+			admission.accepted();
+		}
+		ScriptedRandom random = new ScriptedRandom(0.24, 0.25);
 		this.random = random;
-		// (30 − 2 × 10) / (30 + 1)
-		assertThat(admission.rejectionProbability()).isCloseTo(10.0 / 31, within(1e-12));
+		// (32 − 2 × 12) / (32 + 1)
+		assertThat(admission.rejectionProbability()).isCloseTo(8.0 / 33, within(1e-12));
 		assertThat(admission.admit()).isFalse();
 		assertThat(admission.admit()).isTrue();
-		// The admitted one counted as a request, the rejected one as nothing: (31 − 20) / 32.
-		assertThat(admission.rejectionProbability()).isCloseTo(11.0 / 32, within(1e-12));
+		// The admitted one counted as a request, the rejected one as nothing: (33 − 24) / 34.
+		assertThat(admission.rejectionProbability()).isCloseTo(9.0 / 34, within(1e-12));
 		assertThat(random.draws()).isEqualTo(2);
+	}
+
+	@Test
+	void reactsWithinAnOutageThatTheTwoMinutesOfSuccessesBeforeItOutweigh() {
+		Admission admission = admission(NEVER_REJECTS);
+		twoMinutesOfSuccessesThenOneSecondOfFailures(admission);
+		// The window: 1 210 requests, 1 200 accepts, nothing to reject; the last second: 10 / 11, capped.
+		assertThat(admission.rejectionProbability()).isEqualTo(0.9);
+	}
+
+	@Test
+	void theRecentHorizonCountsALocalRejectionAsARequestAndForgetsTheOutageASecondLater() {
+		Admission admission = new Admission(2, Duration.ofMinutes(2), 0.99, this.clock, () -> this.random);
+		twoMinutesOfSuccessesThenOneSecondOfFailures(admission);
+		assertThat(admission.rejectionProbability()).isCloseTo(10.0 / 11, within(1e-12));
+		this.random = new ScriptedRandom(0.0);
+		assertThat(admission.admit()).isFalse();
+		// As the SRE book counts it: 11 / 12 (the window, which counts it as nothing, still rejects nothing).
+		assertThat(admission.rejectionProbability()).isCloseTo(11.0 / 12, within(1e-12));
+		this.clock.advance(Duration.ofMillis(900));
+		// Its last bucket holds the last failure and the rejection: 2 / 3.
+		assertThat(admission.rejectionProbability()).isCloseTo(2.0 / 3, within(1e-12));
+		this.clock.advance(Duration.ofMillis(100));
+		assertThat(admission.rejectionProbability()).isZero();
+	}
+
+	@Test
+	void aWindowShorterThanTheRecentHorizonIsAlsoTheRecentHorizon() {
+		Admission admission = new Admission(2, Duration.ofMillis(500), 0.9, this.clock, NEVER_REJECTS);
+		for (int i = 0; i < 10; i++) {
+			admission.admit();
+		}
+		assertThat(admission.rejectionProbability()).isEqualTo(0.9);
+		// Half a second later neither remembers them, though a second has not passed.
+		this.clock.advance(Duration.ofMillis(500));
+		assertThat(admission.rejectionProbability()).isZero();
+	}
+
+	/** Ten attempts a second, every one accepted for two minutes, then none for one second. */
+	private void twoMinutesOfSuccessesThenOneSecondOfFailures(Admission admission) {
+		for (int i = 0; i < 1200; i++) {
+			this.clock.advance(Duration.ofMillis(100));
+			assertThat(admission.admit()).isTrue();
+			admission.accepted();
+		}
+		assertThat(admission.rejectionProbability()).isZero();
+		for (int i = 0; i < 10; i++) {
+			this.clock.advance(Duration.ofMillis(100));
+			assertThat(admission.admit()).isTrue();
+		}
 	}
 
 	@Test

@@ -100,7 +100,7 @@ public final class OverloadModel {
 		/** With a retry budget per instance (10 tokens, 0.1 a success). */
 		BUDGET("+ budget", true, false, false),
 
-		/** With admission per instance (K 2, a 2 min window, at most 0.9 rejected). */
+		/** With admission per instance (K 2, a 2 min window and the last second, at most 0.9 rejected). */
 		ADMISSION("+ admission", false, true, false),
 
 		/** With a pace per instance. */

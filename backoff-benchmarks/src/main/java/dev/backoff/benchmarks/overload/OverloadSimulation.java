@@ -115,7 +115,7 @@ public final class OverloadSimulation {
 			gives up unsent). An attempt crosses a network of |Normal(10 ms, 2 ms)| each way; the server is a token \
 			bucket of its capacity per second holding 0.1 s of it, answers 429 above it at once, and takes 10 ms over \
 			an attempt it accepts. The budget is Backoff's default (10 tokens, 0.1 back a success), admission the \
-			SRE book's (K 2, a two-minute window, at most 0.9 rejected), each attempt admitted, then paced, then \
+			SRE book's (K 2, a two-minute window and the last second, at most 0.9 rejected), each attempt admitted, then paced, then \
 			sent. "AWS adaptive (pre-fix)" is the plain policy with aws-sdk-java-v2's \
 			`RateLimiterTokenBucket` as published before its July 2026 fix (7197), modelled in `AwsAdaptive`. \
 			Medians of %d seeded runs. *goodput*: calls that succeeded per second; *p50*, *p99*: latency of the calls \

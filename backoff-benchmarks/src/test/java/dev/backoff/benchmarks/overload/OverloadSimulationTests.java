@@ -64,6 +64,14 @@ class OverloadSimulationTests {
 		assertThat(page).contains(String.format(Locale.ROOT, "(%.0f 429s a second instead of %.0f)",
 				median(scenarios.get(0), Variant.ADMISSION, (run) -> run.throttledPerSecond(scenarios.get(0))),
 				median(scenarios.get(0), Variant.PLAIN, (run) -> run.throttledPerSecond(scenarios.get(0)))));
+		Scenario outage = scenario(Kind.OUTAGE);
+		assertThat(page).contains(String.format(Locale.ROOT, "fall from %.2f to %.2f times the calls offered (%.2f with every control)",
+				median(outage, Variant.PLAIN, (run) -> run.outageLoad(outage)),
+				median(outage, Variant.ADMISSION, (run) -> run.outageLoad(outage)),
+				median(outage, Variant.ALL, (run) -> run.outageLoad(outage))));
+		assertThat(page).contains(String.format(Locale.ROOT, "back within %.0f s of its end (%.0f s for admission alone)",
+				median(outage, Variant.ALL, (run) -> run.recoverSeconds(outage)),
+				median(outage, Variant.ADMISSION, (run) -> run.recoverSeconds(outage))));
 		assertThat(page).contains(String.format(Locale.ROOT, "reaches %.0f to %.0f %% of the server's rate",
 				median(scenarios.get(0), Variant.AWS, (run) -> run.goodputPerSecond(scenarios.get(0))),
 				median(scenarios.get(1), Variant.AWS, (run) -> run.goodputPerSecond(scenarios.get(1)))));
@@ -126,14 +134,17 @@ class OverloadSimulationTests {
 	}
 
 	@Test
-	void duringTheOutageTheBudgetStopsTheRetriesButTheFirstAttemptsStillGo() {
+	void duringTheOutageAdmissionsLastSecondStopsMostFirstAttemptsAndForgetsTheOutageWithinTwoSeconds() {
 		Scenario outage = scenario(Kind.OUTAGE);
 		assertThat(median(outage, Variant.PLAIN, (run) -> run.outageLoad(outage))).isGreaterThan(2.5);
-		// Issue 48 asks for at most 0.15 times the calls offered; not met: admission's two-minute
-		// window still remembers the successes before a 10 s outage (see the report).
-		assertThat(median(outage, Variant.ALL, (run) -> run.outageLoad(outage))).isBetween(1.0, 1.15);
-		assertThat(median(outage, Variant.ADMISSION, (run) -> run.outageLoad(outage)))
-			.isEqualTo(median(outage, Variant.PLAIN, (run) -> run.outageLoad(outage)));
+		assertThat(median(outage, Variant.BUDGET, (run) -> run.outageLoad(outage))).isGreaterThan(1.0);
+		// Issue 48 asks for at most 0.15 times the calls offered; not met (0.30): at 5 calls a second
+		// per instance, the last second holds about 5 requests, so it rejects at most about 5 / 6.
+		assertThat(median(outage, Variant.ADMISSION, (run) -> run.outageLoad(outage))).isLessThan(0.4);
+		assertThat(median(outage, Variant.ALL, (run) -> run.outageLoad(outage))).isLessThan(0.35);
+		for (Variant variant : List.of(Variant.ADMISSION, Variant.ALL)) {
+			assertThat(median(outage, variant, (run) -> run.recoverSeconds(outage))).as(variant.label()).isLessThanOrEqualTo(2);
+		}
 	}
 
 	@Test
