@@ -142,16 +142,20 @@ public class CallOverheadBenchmark {
 	/**
 	 * {@code @Backoff} with the overload controls on ({@code backoff.defaults.admission.enabled}
 	 * and {@code pacing.enabled}): what admission's count of every attempt and accept, and a pace
-	 * asked before every attempt, cost. The pace stays dormant (nothing throttles here) and the
-	 * flaky call's two attempts and one accept keep the rejection probability at 0 (K = 2), so
-	 * every call runs as {@link Backoff}'s do.
+	 * asked before every attempt, cost. The pace stays dormant (nothing throttles here) and
+	 * admission's {@code max-rejection} is 0 (its last second would otherwise see a failure
+	 * without an accept and reject the retry now and then), so every call runs as
+	 * {@link Backoff}'s do.
 	 */
 	@State(Scope.Benchmark)
 	public static class BackoffControls extends Backoff {
 
 		@Override
 		ConfigurableApplicationContext create() {
-			return Contexts.backoff("backoff.defaults.admission.enabled=true", "backoff.defaults.pacing.enabled=true");
+			// Admission counts every attempt but never rejects (max-rejection 0): the one-failure path
+			// stays one failure and one success, its cost the bookkeeping's, as a healthy dependency's is.
+			return Contexts.backoff("backoff.defaults.admission.enabled=true",
+					"backoff.defaults.admission.max-rejection=0", "backoff.defaults.pacing.enabled=true");
 		}
 
 	}

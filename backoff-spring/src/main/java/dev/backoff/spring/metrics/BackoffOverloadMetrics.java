@@ -84,8 +84,8 @@ public class BackoffOverloadMetrics implements MeterBinder, BackoffListenerFacto
 		Set<String> pacing = register(registry, rates, names, OverloadControls::getPacing, PACING_RATE,
 				"The attempts per second the policy's pacing allows now; NaN until its first throttling failure",
 				(paced) -> paced.isActive() ? paced.rate() : Double.NaN);
-		removeOthers(registry, probabilities, admitting);
-		removeOthers(registry, rates, pacing);
+		BackoffPolicyMetrics.removeOthers(registry, probabilities, admitting);
+		BackoffPolicyMetrics.removeOthers(registry, rates, pacing);
 	}
 
 	private <C> Set<String> register(MeterRegistry registry, Map<String, Gauge> gauges, Set<String> names,
@@ -113,15 +113,6 @@ public class BackoffOverloadMetrics implements MeterBinder, BackoffListenerFacto
 		return (controls != null) ? control.apply(controls) : null;
 	}
 
-	private static void removeOthers(MeterRegistry registry, Map<String, Gauge> gauges, Set<String> kept) {
-		gauges.entrySet().removeIf((entry) -> {
-			if (kept.contains(entry.getKey())) {
-				return false;
-			}
-			registry.remove(entry.getValue());
-			return true;
-		});
-	}
 
 	/** Records one method's waits for the pace; hears nothing else. */
 	private final class WaitListener implements BackoffListener {

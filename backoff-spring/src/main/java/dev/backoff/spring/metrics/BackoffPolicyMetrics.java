@@ -88,7 +88,8 @@ public class BackoffPolicyMetrics implements MeterBinder {
 		removeOthers(registry, maxDelays, names);
 	}
 
-	private static void removeOthers(MeterRegistry registry, Map<String, Gauge> gauges, Set<String> kept) {
+	/** Removes the gauges of the policies no longer {@code kept}, from the registry too. */
+	static void removeOthers(MeterRegistry registry, Map<String, Gauge> gauges, Set<String> kept) {
 		gauges.entrySet().removeIf((entry) -> {
 			if (kept.contains(entry.getKey())) {
 				return false;
