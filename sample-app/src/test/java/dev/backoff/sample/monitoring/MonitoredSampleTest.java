@@ -41,7 +41,11 @@ import org.springframework.test.context.TestPropertySource;
 		"management.endpoint.health.show-details=always",
 		// Without the Kafka clients' own meters (hundreds of series), the scrape stays as quick as the
 		// other contexts' for the real Prometheus's 100ms scrape timeout (PrometheusTests).
-		"management.metrics.enable.kafka=false" })
+		"management.metrics.enable.kafka=false",
+		// The longest wait (backoff_delay_seconds_max) kept for the whole traffic: Prometheus's
+		// registry keeps a max for one step (1m) by default, and a loaded machine's two rounds with
+		// the ledger's outage can outlast it before BackoffWaitsNearCeiling's query reads it.
+		"management.metrics.distribution.expiry.backoff.delay=5m" })
 @interface MonitoredSampleTest {
 
 }
