@@ -72,7 +72,9 @@ class BackoffKafkaOutageTests {
 		.withUserConfiguration(DownstreamConfiguration.class)
 		// A fetch waits at most 20 ms for records, less than a probe's pause here: with the default 500 ms, the
 		// partitions sought back after a failed probe would come back after the next probe.
+		// Heartbeats every 100 ms: a consumer learns of a rebalance (one joining, one stopped) at its next.
 		.withPropertyValues("spring.kafka.consumer.auto-offset-reset=earliest",
+				"spring.kafka.consumer.heartbeat-interval=100ms",
 				"management.endpoints.web.exposure.include=backoff", "spring.kafka.consumer.fetch-max-wait=20ms", "backoff.policies.down.max-attempts=4", "backoff.policies.down.base-delay=10ms",
 				"backoff.policies.down.max-delay=20ms", "backoff.policies.down.budget.max-tokens=5",
 				"backoff.kafka.outage-probe-delay=100ms", "backoff.kafka.outage-max-pause=200ms");

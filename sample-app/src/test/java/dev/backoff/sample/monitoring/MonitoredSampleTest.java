@@ -35,7 +35,7 @@ import org.springframework.test.context.TestPropertySource;
 		"backoff.kafka.outage-max-pause=300ms", "backoff.kafka.outage-alert-after=1s",
 		"spring.kafka.consumer.auto-offset-reset=earliest",
 		// A fetch waits less than a probe's pause (docs/messaging.md, outage-probe-delay).
-		"spring.kafka.consumer.fetch-max-wait=20ms",
+		"spring.kafka.consumer.fetch-max-wait=20ms", "spring.kafka.consumer.heartbeat-interval=100ms",
 		// The listener's health in its details: /actuator/health/backoffKafkaOutages answers only
 		// where components are shown.
 		"management.endpoint.health.show-details=always",
