@@ -3,9 +3,9 @@ package dev.backoff.autoconfigure.metrics;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.BackoffProperties;
 import dev.backoff.spring.config.BackoffPolicies;
+import dev.backoff.spring.metrics.BackoffMetrics;
 import dev.backoff.spring.metrics.BackoffOverloadMetrics;
 import dev.backoff.spring.metrics.BackoffPolicyMetrics;
-import dev.backoff.spring.metrics.BackoffMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -13,8 +13,8 @@ import java.util.stream.IntStream;
 import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Result;
 import dev.backoff.benchmarks.consumers.ConsumerGroupModel.Scenario;
 import dev.backoff.benchmarks.consumers.ConsumerRetries.Variant;
-import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Chart.Axis;
+import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Runs;
 import dev.backoff.benchmarks.simulation.Statistics;
 

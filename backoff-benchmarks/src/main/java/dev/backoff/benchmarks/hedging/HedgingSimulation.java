@@ -10,8 +10,8 @@ import java.util.function.Function;
 
 import dev.backoff.benchmarks.hedging.HedgingModel.Result;
 import dev.backoff.benchmarks.hedging.HedgingModel.Scenario;
-import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Chart.Axis;
+import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Runs;
 
 /**

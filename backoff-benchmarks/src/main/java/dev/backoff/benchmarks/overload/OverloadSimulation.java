@@ -9,15 +9,15 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
-import dev.backoff.benchmarks.hedging.HedgingDrift;
 import dev.backoff.benchmarks.hedging.HedgingDrift.Row;
+import dev.backoff.benchmarks.hedging.HedgingDrift;
 import dev.backoff.benchmarks.hedging.HedgingModel;
 import dev.backoff.benchmarks.overload.OverloadModel.Kind;
 import dev.backoff.benchmarks.overload.OverloadModel.Result;
 import dev.backoff.benchmarks.overload.OverloadModel.Scenario;
 import dev.backoff.benchmarks.overload.OverloadModel.Variant;
-import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Chart.Axis;
+import dev.backoff.benchmarks.simulation.Chart;
 import dev.backoff.benchmarks.simulation.Runs;
 import dev.backoff.benchmarks.simulation.Statistics;
 

@@ -2,8 +2,8 @@ package dev.backoff.spring.config;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffSchedule;
-import dev.backoff.OverloadControls;
 import dev.backoff.HedgeTokens;
+import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryRules;
 import dev.backoff.spring.data.DataAccessRetry;

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import dev.backoff.BackoffPolicy;
-import dev.backoff.InvalidPolicyException;
 import dev.backoff.HedgeTokens;
+import dev.backoff.InvalidPolicyException;
 import dev.backoff.OverloadControls;
 import dev.backoff.RetryBudget;
 import dev.backoff.spring.data.DataAccessFailures;

@@ -5,8 +5,8 @@ import java.time.Duration;
 import dev.backoff.sample.SampleHttp;
 import dev.backoff.spring.config.BackoffPolicies;
 import dev.backoff.spring.retry.BackoffRetries;
-import dev.backoff.spring.retry.PolicyBackOff;
 import dev.backoff.spring.retry.PolicyBackOff.Cycle;
+import dev.backoff.spring.retry.PolicyBackOff;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.util.backoff.BackOffExecution;
