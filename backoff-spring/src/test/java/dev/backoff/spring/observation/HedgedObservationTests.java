@@ -6,10 +6,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.backoff.Backoff;
 import dev.backoff.ManualScheduler;
 import dev.backoff.spring.BackoffConfiguration;
 import dev.backoff.spring.EnabledBackoff;
+import dev.backoff.spring.operation.HedgedReads;
 import io.micrometer.common.KeyValue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
@@ -18,8 +18,6 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -45,7 +43,7 @@ class HedgedObservationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class)
-		.withBean(Reads.class)
+		.withBean(HedgedReads.class)
 		.withAllowBeanDefinitionOverriding(true)
 		.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> this.scheduler)
 		.withBean(ObservationRegistry.class, () -> {
@@ -59,7 +57,7 @@ class HedgedObservationTests {
 	@Test
 	void theFirstCopyWinningEndsItsAttemptSuccessAndTheHedgeCancelled() {
 		this.contextRunner.run((context) -> {
-			Reads reads = context.getBean(Reads.class);
+			HedgedReads reads = context.getBean(HedgedReads.class);
 			CompletableFuture<String> result = reads.future();
 			this.scheduler.runNext();
 			reads.futures().get(0).complete("first");
@@ -73,7 +71,7 @@ class HedgedObservationTests {
 	@Test
 	void theFirstCopyOfAMonoWinningEndsItsAttemptSuccess() {
 		this.contextRunner.run((context) -> {
-			Reads reads = context.getBean(Reads.class);
+			HedgedReads reads = context.getBean(HedgedReads.class);
 			CompletableFuture<String> result = reads.mono().toFuture();
 			this.scheduler.runNext();
 			reads.sinks().get(0).tryEmitValue("first");
@@ -87,7 +85,7 @@ class HedgedObservationTests {
 	@Test
 	void aHedgeWinningEndsItsAttemptSuccessAndTheFirstCancelled() {
 		this.contextRunner.run((context) -> {
-			Reads reads = context.getBean(Reads.class);
+			HedgedReads reads = context.getBean(HedgedReads.class);
 			CompletableFuture<String> result = reads.future();
 			this.scheduler.runNext();
 			reads.futures().get(1).complete("second");
@@ -101,7 +99,7 @@ class HedgedObservationTests {
 	@Test
 	void eachFailedCopyEndsWithItsFailureWhenItFailsAndTheLastBeforeTheWait() {
 		this.contextRunner.run((context) -> {
-			Reads reads = context.getBean(Reads.class);
+			HedgedReads reads = context.getBean(HedgedReads.class);
 			CompletableFuture<String> result = reads.future();
 			this.scheduler.runNext();
 			reads.futures().get(1).completeExceptionally(new IOException("second copy"));
@@ -125,7 +123,7 @@ class HedgedObservationTests {
 	@Test
 	void theFirstCopyFailingWhileTheHedgeRunsEndsFailedAndTheHedgeWins() {
 		this.contextRunner.run((context) -> {
-			Reads reads = context.getBean(Reads.class);
+			HedgedReads reads = context.getBean(HedgedReads.class);
 			CompletableFuture<String> result = reads.future();
 			this.scheduler.runNext();
 			reads.futures().get(0).completeExceptionally(new IOException("first copy"));
@@ -169,39 +167,6 @@ class HedgedObservationTests {
 		@Override
 		public boolean supportsContext(Observation.Context context) {
 			return context instanceof BackoffObservationContext || context instanceof BackoffAttemptObservationContext;
-		}
-
-	}
-
-	static class Reads {
-
-		// Read through methods: the test holds the proxy, whose own fields are unset.
-		private final List<CompletableFuture<String>> futures = new CopyOnWriteArrayList<>();
-
-		private final List<Sinks.One<String>> sinks = new CopyOnWriteArrayList<>();
-
-		public List<CompletableFuture<String>> futures() {
-			return this.futures;
-		}
-
-		public List<Sinks.One<String>> sinks() {
-			return this.sinks;
-		}
-
-		@Backoff(value = "reads", hedgeDelay = "50ms", maxHedges = "1")
-		public CompletableFuture<String> future() {
-			CompletableFuture<String> future = new CompletableFuture<>();
-			this.futures.add(future);
-			return future;
-		}
-
-		@Backoff(value = "reads", hedgeDelay = "50ms", maxHedges = "1")
-		public Mono<String> mono() {
-			return Mono.defer(() -> {
-				Sinks.One<String> sink = Sinks.one();
-				this.sinks.add(sink);
-				return sink.asMono();
-			});
 		}
 
 	}

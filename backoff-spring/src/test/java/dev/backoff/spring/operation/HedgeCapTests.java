@@ -1,12 +1,9 @@
 package dev.backoff.spring.operation;
 
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.backoff.Backoff;
 import dev.backoff.HedgeTokens;
 import dev.backoff.ManualScheduler;
 import dev.backoff.spring.BackoffConfiguration;
@@ -17,8 +14,6 @@ import dev.backoff.spring.metrics.BackoffMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -37,7 +32,7 @@ class HedgeCapTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withUserConfiguration(EnabledBackoff.class)
 		.withBean(SimpleMeterRegistry.class)
-		.withBean(Reads.class)
+		.withBean(HedgedReads.class)
 		.withPropertyValues("backoff.policies.reads.max-attempts=3");
 
 	@Test
@@ -46,7 +41,7 @@ class HedgeCapTests {
 		this.contextRunner.withAllowBeanDefinitionOverriding(true)
 			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
 			.run((context) -> {
-				Reads reads = context.getBean(Reads.class);
+				HedgedReads reads = context.getBean(HedgedReads.class);
 				slowCalls(reads, scheduler, 100);
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				// The burst of 10, then 0.05 of a token per call after the first: 10 + 4.95. Before
@@ -54,7 +49,7 @@ class HedgeCapTests {
 				assertThat(hedges(registry, "sent")).isEqualTo(14);
 				assertThat(hedges(registry, "held_back")).isEqualTo(86);
 				assertThat(reads.futures()).hasSize(114);
-				assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "Reads.future").tag("outcome", "success")
+				assertThat(registry.get(BackoffMetrics.CALLS).tag("method", "HedgedReads.future").tag("outcome", "success")
 					.counter()
 					.count()).isEqualTo(100);
 			});
@@ -66,7 +61,7 @@ class HedgeCapTests {
 		this.contextRunner.withAllowBeanDefinitionOverriding(true)
 			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
 			.run((context) -> {
-				Reads reads = context.getBean(Reads.class);
+				HedgedReads reads = context.getBean(HedgedReads.class);
 				for (int i = 0; i < 40; i++) {
 					CompletableFuture<String> result = reads.mono().toFuture();
 					scheduler.runNext();
@@ -74,7 +69,7 @@ class HedgeCapTests {
 					assertThat(result).isCompletedWithValue("slow");
 				}
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				assertThat(registry.get(BackoffMetrics.HEDGES).tag("method", "Reads.mono").tag("event", "sent")
+				assertThat(registry.get(BackoffMetrics.HEDGES).tag("method", "HedgedReads.mono").tag("event", "sent")
 					.counter()
 					.count()).isEqualTo(11);
 			});
@@ -87,7 +82,7 @@ class HedgeCapTests {
 			.withBean(BackoffConfiguration.SCHEDULER_BEAN_NAME, ScheduledExecutorService.class, () -> scheduler)
 			.withPropertyValues("backoff.policies.reads.hedge-max-extra-load=0.5")
 			.run((context) -> {
-				Reads reads = context.getBean(Reads.class);
+				HedgedReads reads = context.getBean(HedgedReads.class);
 				slowCalls(reads, scheduler, 100);
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				// 10 + 0.5 × 99.
@@ -142,7 +137,7 @@ class HedgeCapTests {
 	}
 
 	/** Calls each slower than the hedge delay: the hedge timer fires before the answer. */
-	private static void slowCalls(Reads reads, ManualScheduler scheduler, int calls) {
+	private static void slowCalls(HedgedReads reads, ManualScheduler scheduler, int calls) {
 		for (int i = 0; i < calls; i++) {
 			CompletableFuture<String> result = reads.future();
 			assertThat(scheduler.runNext()).isTrue();
@@ -153,40 +148,7 @@ class HedgeCapTests {
 	}
 
 	private static double hedges(MeterRegistry registry, String event) {
-		return registry.get(BackoffMetrics.HEDGES).tag("method", "Reads.future").tag("event", event).counter().count();
-	}
-
-	static class Reads {
-
-		// Read through methods: the test holds the proxy, whose own fields are unset.
-		private final List<CompletableFuture<String>> futures = new CopyOnWriteArrayList<>();
-
-		private final List<Sinks.One<String>> sinks = new CopyOnWriteArrayList<>();
-
-		public List<CompletableFuture<String>> futures() {
-			return this.futures;
-		}
-
-		public List<Sinks.One<String>> sinks() {
-			return this.sinks;
-		}
-
-		@Backoff(value = "reads", hedgeDelay = "50ms", maxHedges = "1")
-		public CompletableFuture<String> future() {
-			CompletableFuture<String> future = new CompletableFuture<>();
-			this.futures.add(future);
-			return future;
-		}
-
-		@Backoff(value = "reads", hedgeDelay = "50ms", maxHedges = "1")
-		public Mono<String> mono() {
-			return Mono.defer(() -> {
-				Sinks.One<String> sink = Sinks.one();
-				this.sinks.add(sink);
-				return sink.asMono();
-			});
-		}
-
+		return registry.get(BackoffMetrics.HEDGES).tag("method", "HedgedReads.future").tag("event", event).counter().count();
 	}
 
 }
