@@ -109,7 +109,7 @@ class MonitoringTests {
 
 	@Test
 	void everyMetricLabelAndValueThatTheDashboardAndTheRulesUseIsInTheScrape() {
-		this.traffic.produceEveryOutcome();
+		this.traffic.produceEveryOutcomeOnce();
 		Scrape scrape = new Scrape(this.http.prometheusScrape());
 		for (Query query : MonitoringFiles.allQueries()) {
 			assertThat(problems(query.expr(), scrape)).as(query.name()).isEmpty();
@@ -123,7 +123,7 @@ class MonitoringTests {
 
 	@Test
 	void aRenamedMetricLabelOrValueIsFound() {
-		this.traffic.produceEveryOutcome();
+		this.traffic.produceEveryOutcomeOnce();
 		Scrape scrape = new Scrape(this.http.prometheusScrape());
 		String panel = MonitoringFiles.panelQueries().get(0).expr();
 		assertThat(problems(panel, scrape)).isEmpty();
