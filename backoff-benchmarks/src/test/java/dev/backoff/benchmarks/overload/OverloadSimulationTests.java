@@ -148,6 +148,44 @@ class OverloadSimulationTests {
 	}
 
 	@Test
+	void aLowerAdmissionRatioRejectsSoonerInTheOutagesFirstSecondOnlyAndRecoversMoreSlowly() {
+		Scenario outage = scenario(Kind.OUTAGE);
+		double defaults = median(outage, Variant.ALL, (run) -> run.outageLoad(outage));
+		double lower = median(outage, Variant.ALL_RATIO_1_25, (run) -> run.outageLoad(outage));
+		// K only decides when rejecting starts; once the last second holds no accept, K multiplies zero.
+		assertThat(lower).isLessThan(defaults).isGreaterThan(defaults - 0.05).isGreaterThan(0.15);
+		assertThat(firstSecondLoad(outage, Variant.ALL_RATIO_1_25)).isLessThan(firstSecondLoad(outage, Variant.ALL));
+		assertThat(median(outage, Variant.ALL_RATIO_1_25, (run) -> run.recoverSeconds(outage)))
+			.isGreaterThan(median(outage, Variant.ALL, (run) -> run.recoverSeconds(outage)));
+	}
+
+	@Test
+	void theLowerAdmissionRatioRunsInTheOutageOnly() {
+		for (Map.Entry<Scenario, Map<Variant, List<Result>>> entry : REPORT.results().entrySet()) {
+			assertThat(entry.getValue().containsKey(Variant.ALL_RATIO_1_25)).as(entry.getKey().name())
+				.isEqualTo(entry.getKey().kind() == Kind.OUTAGE);
+		}
+	}
+
+	/** @return the attempts at the server in the outage's first second, over the calls offered in it */
+	private static double firstSecondLoad(Scenario outage, Variant variant) {
+		return load(outage, variant, outage.eventAt(), outage.eventAt() + 1);
+	}
+
+	/** @return the attempts at the server over the calls offered in {@code [from, to)} seconds, the runs pooled */
+	private static double load(Scenario outage, Variant variant, int from, int to) {
+		double atServer = 0;
+		double offered = 0;
+		for (Result run : REPORT.results().get(outage).get(variant)) {
+			for (int second = from; second < to; second++) {
+				atServer += run.atServer()[second];
+				offered += run.offered()[second];
+			}
+		}
+		return atServer / offered;
+	}
+
+	@Test
 	void inTheSlowdownTheCappedHedgesStayWithinFiveAndAHalfPercentInEveryMinute() {
 		List<Row> rows = REPORT.hedging();
 		Row none = rows.get(0);
