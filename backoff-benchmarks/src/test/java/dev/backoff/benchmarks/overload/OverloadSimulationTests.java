@@ -72,6 +72,16 @@ class OverloadSimulationTests {
 		assertThat(page).contains(String.format(Locale.ROOT, "back within %.0f s of its end (%.0f s for admission alone)",
 				median(outage, Variant.ALL, (run) -> run.recoverSeconds(outage)),
 				median(outage, Variant.ADMISSION, (run) -> run.recoverSeconds(outage))));
+		assertThat(page).contains(String.format(Locale.ROOT,
+				"The first second of the outage sends %.2f times the calls offered (%.2f with `ratio` 1.25;",
+				firstSecondLoad(outage, Variant.ALL), firstSecondLoad(outage, Variant.ALL_RATIO_1_25)));
+		assertThat(page).contains(String.format(Locale.ROOT, "every second after it, %.2f times", laterSecondsLoad(outage, Variant.ALL)));
+		assertThat(page).contains(String.format(Locale.ROOT,
+				"%.2f times the calls offered at the defaults, %.2f with `admission.ratio: 1.25`, which recovers in %.0f s instead of %.0f",
+				median(outage, Variant.ALL, (run) -> run.outageLoad(outage)),
+				median(outage, Variant.ALL_RATIO_1_25, (run) -> run.outageLoad(outage)),
+				median(outage, Variant.ALL_RATIO_1_25, (run) -> run.recoverSeconds(outage)),
+				median(outage, Variant.ALL, (run) -> run.recoverSeconds(outage))));
 		assertThat(page).contains(String.format(Locale.ROOT, "reaches %.0f to %.0f %% of the server's rate",
 				median(scenarios.get(0), Variant.AWS, (run) -> run.goodputPerSecond(scenarios.get(0))),
 				median(scenarios.get(1), Variant.AWS, (run) -> run.goodputPerSecond(scenarios.get(1)))));
@@ -170,6 +180,11 @@ class OverloadSimulationTests {
 	/** @return the attempts at the server in the outage's first second, over the calls offered in it */
 	private static double firstSecondLoad(Scenario outage, Variant variant) {
 		return load(outage, variant, outage.eventAt(), outage.eventAt() + 1);
+	}
+
+	/** @return the attempts at the server in the outage's other seconds, over the calls offered in them */
+	private static double laterSecondsLoad(Scenario outage, Variant variant) {
+		return load(outage, variant, outage.eventAt() + 1, outage.eventAt() + outage.eventSeconds());
 	}
 
 	/** @return the attempts at the server over the calls offered in {@code [from, to)} seconds, the runs pooled */
