@@ -175,10 +175,10 @@ public final class OverloadSimulation {
 				double load = Runs.median(all, (run) -> run.outageLoad(scenario));
 				double lower = Runs.median(entry.getValue().get(Variant.ALL_RATIO_1_25), (run) -> run.outageLoad(scenario));
 				out.append(String.format(Locale.ROOT, "| %s: attempts at the server during the outage ≤ 0.15× the calls "
-						+ "offered | %.2f× with all the controls at the defaults, %.2f× with `admission.ratio: 1.25` (at 5 "
+						+ "offered | %.2f× with all the controls at the defaults, %.2f× with `admission.ratio: 1.25` (at %.0f "
 						+ "calls a second per instance no ratio, horizon or max-rejection of the formula reaches 0.15×: see "
 						+ "[overload-safety.md](overload-safety.md#how-far-admission-cuts-an-outage)) | %s |%n", scenario.name(),
-						load, lower, (Math.min(load, lower) <= 0.15) ? "yes" : "**no**"));
+						load, lower, scenario.offered() / scenario.clients(), (Math.min(load, lower) <= 0.15) ? "yes" : "**no**"));
 				continue;
 			}
 			double fewer = 1 - Runs.median(all, (run) -> run.throttledPerSecond(scenario))
