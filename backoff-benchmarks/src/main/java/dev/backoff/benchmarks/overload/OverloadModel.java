@@ -2,6 +2,7 @@ package dev.backoff.benchmarks.overload;
 
 import java.time.Duration;
 
+import dev.backoff.Admission;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.Jitter;
 import dev.backoff.benchmarks.simulation.Statistics;
@@ -110,7 +111,13 @@ public final class OverloadModel {
 		ALL("all of them", true, true, true),
 
 		/** With AWS's adaptive pace as published before its 2026 fix ({@link AwsAdaptive}). */
-		AWS("AWS adaptive (pre-fix)", false, false, false);
+		AWS("AWS adaptive (pre-fix)", false, false, false),
+
+		/**
+		 * All of them with admission's K at 1.25 (throttling once more than a fifth of the attempts
+		 * fail): what a lower {@code admission.ratio} buys in the outage, run in that scenario only.
+		 */
+		ALL_RATIO_1_25("all of them, admission.ratio 1.25", true, true, true, 1.25);
 
 		private final String label;
 
@@ -120,11 +127,19 @@ public final class OverloadModel {
 
 		final boolean pacing;
 
+		/** Admission's K. */
+		final double ratio;
+
 		Variant(String label, boolean budget, boolean admission, boolean pacing) {
+			this(label, budget, admission, pacing, Admission.DEFAULT_RATIO);
+		}
+
+		Variant(String label, boolean budget, boolean admission, boolean pacing, double ratio) {
 			this.label = label;
 			this.budget = budget;
 			this.admission = admission;
 			this.pacing = pacing;
+			this.ratio = ratio;
 		}
 
 		/** @return the variant's name in the report */

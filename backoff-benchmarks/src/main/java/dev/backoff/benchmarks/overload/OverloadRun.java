@@ -75,7 +75,7 @@ final class OverloadRun {
 				})
 				.build();
 			this.budget = variant.budget ? RetryBudget.defaults() : null;
-			this.admission = variant.admission ? new Admission(Admission.DEFAULT_RATIO, Admission.DEFAULT_WINDOW,
+			this.admission = variant.admission ? new Admission(variant.ratio, Admission.DEFAULT_WINDOW,
 					Admission.DEFAULT_MAX_REJECTION, scheduler::nanoTime, () -> draws) : null;
 			this.pacing = variant.pacing ? new Pacing(scheduler::nanoTime) : null;
 			this.aws = (variant == Variant.AWS) ? new AwsAdaptive(scheduler::nanoTime) : null;

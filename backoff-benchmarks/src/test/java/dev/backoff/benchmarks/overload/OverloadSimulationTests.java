@@ -72,6 +72,16 @@ class OverloadSimulationTests {
 		assertThat(page).contains(String.format(Locale.ROOT, "back within %.0f s of its end (%.0f s for admission alone)",
 				median(outage, Variant.ALL, (run) -> run.recoverSeconds(outage)),
 				median(outage, Variant.ADMISSION, (run) -> run.recoverSeconds(outage))));
+		assertThat(page).contains(String.format(Locale.ROOT,
+				"The first second of the outage sends %.2f times the calls offered (%.2f with `ratio` 1.25;",
+				firstSecondLoad(outage, Variant.ALL), firstSecondLoad(outage, Variant.ALL_RATIO_1_25)));
+		assertThat(page).contains(String.format(Locale.ROOT, "every second after it, %.2f times", laterSecondsLoad(outage, Variant.ALL)));
+		assertThat(page).contains(String.format(Locale.ROOT,
+				"%.2f times the calls offered at the defaults, %.2f with `admission.ratio: 1.25`, which recovers in %.0f s instead of %.0f",
+				median(outage, Variant.ALL, (run) -> run.outageLoad(outage)),
+				median(outage, Variant.ALL_RATIO_1_25, (run) -> run.outageLoad(outage)),
+				median(outage, Variant.ALL_RATIO_1_25, (run) -> run.recoverSeconds(outage)),
+				median(outage, Variant.ALL, (run) -> run.recoverSeconds(outage))));
 		assertThat(page).contains(String.format(Locale.ROOT, "reaches %.0f to %.0f %% of the server's rate",
 				median(scenarios.get(0), Variant.AWS, (run) -> run.goodputPerSecond(scenarios.get(0))),
 				median(scenarios.get(1), Variant.AWS, (run) -> run.goodputPerSecond(scenarios.get(1)))));
@@ -145,6 +155,49 @@ class OverloadSimulationTests {
 		for (Variant variant : List.of(Variant.ADMISSION, Variant.ALL)) {
 			assertThat(median(outage, variant, (run) -> run.recoverSeconds(outage))).as(variant.label()).isLessThanOrEqualTo(2);
 		}
+	}
+
+	@Test
+	void aLowerAdmissionRatioRejectsSoonerInTheOutagesFirstSecondOnlyAndRecoversMoreSlowly() {
+		Scenario outage = scenario(Kind.OUTAGE);
+		double defaults = median(outage, Variant.ALL, (run) -> run.outageLoad(outage));
+		double lower = median(outage, Variant.ALL_RATIO_1_25, (run) -> run.outageLoad(outage));
+		// K only decides when rejecting starts; once the last second holds no accept, K multiplies zero.
+		assertThat(lower).isLessThan(defaults).isGreaterThan(defaults - 0.05).isGreaterThan(0.15);
+		assertThat(firstSecondLoad(outage, Variant.ALL_RATIO_1_25)).isLessThan(firstSecondLoad(outage, Variant.ALL));
+		assertThat(median(outage, Variant.ALL_RATIO_1_25, (run) -> run.recoverSeconds(outage)))
+			.isGreaterThan(median(outage, Variant.ALL, (run) -> run.recoverSeconds(outage)));
+	}
+
+	@Test
+	void theLowerAdmissionRatioRunsInTheOutageOnly() {
+		for (Map.Entry<Scenario, Map<Variant, List<Result>>> entry : REPORT.results().entrySet()) {
+			assertThat(entry.getValue().containsKey(Variant.ALL_RATIO_1_25)).as(entry.getKey().name())
+				.isEqualTo(entry.getKey().kind() == Kind.OUTAGE);
+		}
+	}
+
+	/** @return the attempts at the server in the outage's first second, over the calls offered in it */
+	private static double firstSecondLoad(Scenario outage, Variant variant) {
+		return load(outage, variant, outage.eventAt(), outage.eventAt() + 1);
+	}
+
+	/** @return the attempts at the server in the outage's other seconds, over the calls offered in them */
+	private static double laterSecondsLoad(Scenario outage, Variant variant) {
+		return load(outage, variant, outage.eventAt() + 1, outage.eventAt() + outage.eventSeconds());
+	}
+
+	/** @return the attempts at the server over the calls offered in {@code [from, to)} seconds, the runs pooled */
+	private static double load(Scenario outage, Variant variant, int from, int to) {
+		double atServer = 0;
+		double offered = 0;
+		for (Result run : REPORT.results().get(outage).get(variant)) {
+			for (int second = from; second < to; second++) {
+				atServer += run.atServer()[second];
+				offered += run.offered()[second];
+			}
+		}
+		return atServer / offered;
 	}
 
 	@Test
