@@ -77,6 +77,21 @@ class ReactorPacedRetryTests {
 	}
 
 	@Test
+	void aMonosRetryAskedByAValueWhoseSlotIsPastMaxElapsedIsNotSentAndTheSubscriberGetsThatValue() {
+		this.runner.run((context) -> {
+			Dependency dependency = context.getBean(Dependency.class);
+			Pacing pacing = pacing(context, "bounded", dependency);
+			StepVerifier.withVirtualTime(dependency::polled)
+				.expectSubscription()
+				.thenAwait(Duration.ofMillis(10))
+				.expectNext("pending")
+				.expectComplete()
+				.verify(TIMEOUT);
+			assertNotSentAndTimedOut(context, "Dependency.polled", dependency, pacing);
+		});
+	}
+
+	@Test
 	void aMonosRetryWhoseSlotIsWithinMaxElapsedWaitsForItAndGoes() {
 		this.runner.run((context) -> {
 			Dependency dependency = context.getBean(Dependency.class);
@@ -138,6 +153,11 @@ class ReactorPacedRetryTests {
 		@Backoff("bounded")
 		public Flux<String> flux() {
 			return Flux.defer(() -> (attempt() == 1) ? Flux.error(this.throttled) : Flux.just("ok"));
+		}
+
+		@Backoff(value = "bounded", retryIf = "#result == 'pending'")
+		public Mono<String> polled() {
+			return Mono.fromSupplier(() -> (attempt() == 1) ? "pending" : "ready");
 		}
 
 		@Backoff("roomy")
