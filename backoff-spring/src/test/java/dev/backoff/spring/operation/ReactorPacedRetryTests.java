@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A {@code Mono}'s or a {@code Flux}'s retry (and so a {@code suspend} function's, retried as a
  * {@code Mono}) whose slot at the pace lies past what {@code max-elapsed} leaves of the call is
- * not sent and takes no slot: the subscriber gets the first attempt's own failure, the call ends
- * {@code timed_out}, at the retry's backoff wait (virtual time), well within {@code max-elapsed}.
+ * not sent and takes no slot: the subscriber gets the first attempt's own failure (or the value
+ * that asked for the retry), the call ends {@code timed_out}, at the retry's backoff wait (virtual
+ * time), well within {@code max-elapsed}.
  * The pace is woken before the call; while its first attempt runs, other callers take the slots of
  * the next 5 s, so the retry's is past the policy's 1 s.
  */
