@@ -53,7 +53,14 @@ final class AsyncCall<T extends @Nullable Object> extends CompletableFuture<T> i
 	/** Starts one attempt; the scheduler runs this after each wait. */
 	@Override
 	public void run() {
-		if (this.call.isEnded() || AttemptGate.holds(this.call, this, this, this.scheduler)) {
+		if (this.call.isEnded()) {
+			return;
+		}
+		int gate = AttemptGate.pass(this.call, this, this, this.scheduler);
+		if (gate == AttemptGate.NOT_SENT) {
+			finish(this.call.end(this.lastFailure), this.lastResult);
+		}
+		if (gate != AttemptGate.SEND) {
 			return;
 		}
 		if (isDone()) {

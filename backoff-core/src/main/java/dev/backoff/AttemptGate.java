@@ -14,6 +14,22 @@ import java.util.concurrent.TimeUnit;
  */
 final class AttemptGate {
 
+	/** The attempt goes now. */
+	static final int SEND = 0;
+
+	/**
+	 * The runner returns: it runs again after the pace's wait, or the call has ended (a first
+	 * attempt not sent, the caller's future completed with why).
+	 */
+	static final int HELD = 1;
+
+	/**
+	 * A retry not sent ({@link OverloadControls#NOT_SENT}): the runner ends the call with
+	 * {@link BackoffCall#end} and completes the caller's future with the last attempt's failure or
+	 * result, as when {@link BackoffCall#nextDelay} ends it.
+	 */
+	static final int NOT_SENT = 2;
+
 	private AttemptGate() {
 	}
 
@@ -22,15 +38,15 @@ final class AttemptGate {
 	 * @param future the caller's future
 	 * @param runner what sends the attempt, run again after the pace's wait
 	 * @param scheduler runs the waits
-	 * @return whether the attempt is held: the runner returns, and either runs again after the
-	 * wait or the call has ended (rejected); {@code false} to send it now. A hedged call asks under
-	 * its lock, where completing its future is safe here: only a first attempt is rejected, before
-	 * the caller has the future to follow.
+	 * @return {@link #SEND}, {@link #HELD} or {@link #NOT_SENT}. A hedged call asks under its lock, where
+	 * completing its future is safe here: only a first attempt is rejected so, before the caller has
+	 * the future to follow; a retry not sent is ended by the runner, which completes the future after
+	 * the lock is released.
 	 */
-	static boolean holds(BackoffCall call, CompletableFuture<?> future, RetryTask runner,
+	static int pass(BackoffCall call, CompletableFuture<?> future, RetryTask runner,
 			ScheduledExecutorService scheduler) {
 		if (call.controls == null) {
-			return false;
+			return SEND;
 		}
 		long pace;
 		try {
@@ -38,21 +54,24 @@ final class AttemptGate {
 		}
 		catch (AttemptNotSentException ex) {
 			future.completeExceptionally(ex);
-			return true;
+			return HELD;
+		}
+		if (pace == OverloadControls.NOT_SENT) {
+			return NOT_SENT;
 		}
 		if (pace <= 0) {
-			return false;
+			return SEND;
 		}
 		// Set first: the scheduler may run the runner before schedule returns.
 		call.paced = true;
 		try {
 			scheduler.schedule(runner, pace, TimeUnit.NANOSECONDS);
-			return true;
+			return HELD;
 		}
 		catch (RejectedExecutionException ex) {
 			// The scheduler is shutting down: the runner goes on at once and finds it so.
 			call.paced = false;
-			return false;
+			return SEND;
 		}
 	}
 

@@ -173,12 +173,12 @@ public final class BackoffCall {
 	}
 
 	/**
-	 * Passes the attempt about to be sent through the policy's {@link OverloadControls}, if it
-	 * has any: call it before every attempt, the first included, and wait what it returns before
-	 * sending (after the retry's wait, which the pace adds to). A retry's admission was decided by
-	 * {@link #nextDelay}; the first attempt's is decided here.
-	 * @return the nanoseconds to wait for the attempt's slot (pacing, once the dependency has
-	 * throttled), 0 to send it now
+	 * Passes the attempt about to be sent through the policy's {@link OverloadControls}, if it has any: call it
+	 * before every attempt, the first included, and wait what it returns before sending (after the retry's wait,
+	 * which the pace adds to). A retry's admission was decided by {@link #nextDelay}; the first attempt's here.
+	 * @return the nanoseconds to wait for the attempt's slot (pacing, once the dependency has throttled), 0 to
+	 * send it now, or {@link OverloadControls#NOT_SENT} for a retry whose slot is past {@code maxElapsed}: the
+	 * call ends {@code timed_out} unsent, to be reported with {@link #end} as when {@link #nextDelay} says so
 	 * @throws AttemptNotSentException when the call's first attempt is not sent, the call ended with
 	 * it: rejected by admission ({@link AdmissionRejectedException}), or its slot is past {@code maxElapsed}
 	 */

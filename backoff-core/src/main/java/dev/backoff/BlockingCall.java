@@ -85,10 +85,11 @@ final class BlockingCall {
 			if (delay == null) {
 				return end(call.end(failure), (T) last);
 			}
+			long pace;
 			try {
 				sleeper.sleep(delay);
 				// The pace's wait adds to the backoff's, once the dependency has throttled.
-				long pace = call.beforeAttempt();
+				pace = call.beforeAttempt();
 				if (pace > 0) {
 					sleeper.sleep(Duration.ofNanos(pace));
 				}
@@ -100,6 +101,9 @@ final class BlockingCall {
 				}
 				call.interrupt(failure);
 				return end(failure, (T) last);
+			}
+			if (pace == OverloadControls.NOT_SENT) {
+				return end(call.end(failure), (T) last);
 			}
 			try {
 				last = call.attempt(task);

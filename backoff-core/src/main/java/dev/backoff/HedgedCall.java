@@ -90,15 +90,21 @@ final class HedgedCall<T extends @Nullable Object> extends CompletableFuture<T> 
 	public void run() {
 		Runnable after;
 		synchronized (this.lock) {
-			if (this.call.isEnded() || AttemptGate.holds(this.call, this, this, this.scheduler)) {
+			int gate = this.call.isEnded() ? AttemptGate.HELD : AttemptGate.pass(this.call, this, this, this.scheduler);
+			if (gate == AttemptGate.HELD) {
 				return;
 			}
-			if (isDone()) {
+			if (gate == AttemptGate.NOT_SENT) {
+				Throwable end = this.call.end(this.lastFailure);
+				T result = this.lastResult;
+				after = () -> finish(end, result);
+			}
+			else if (isDone()) {
 				// The caller completed the future (say with orTimeout): no further attempt is wanted.
 				this.call.interrupt(new CancellationException("The caller completed the future"));
 				return;
 			}
-			if (this.call.getAttempts() > 0 && this.scheduler.isShutdown()) {
+			else if (this.call.getAttempts() > 0 && this.scheduler.isShutdown()) {
 				after = endInterrupted(new RejectedExecutionException("The scheduler was shut down before the next attempt"));
 			}
 			else {

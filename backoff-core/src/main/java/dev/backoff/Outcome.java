@@ -26,8 +26,9 @@ public enum Outcome {
 	/**
 	 * The next wait would have passed the policy's {@code maxElapsed}, or the server's
 	 * {@link RetryAfter} hint asked for a wait beyond the policy's {@code maxRetryAfter}, or the
-	 * first attempt's slot at the policy's {@link Pacing pace} is past {@code maxElapsed} (nothing
-	 * was sent: the caller gets an {@link AttemptNotSentException}).
+	 * next attempt's slot at the policy's {@link Pacing pace} is past {@code maxElapsed}, so it was
+	 * not sent (for a first attempt, the caller gets an {@link AttemptNotSentException}; for a
+	 * retry, the last attempt's failure or result).
 	 */
 	TIMED_OUT,
 

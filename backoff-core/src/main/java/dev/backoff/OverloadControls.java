@@ -18,10 +18,12 @@ import org.jspecify.annotations.Nullable;
  * another reason is not counted). A rejected attempt is never sent and counts as neither an
  * attempt nor a request; the call ends with {@link Outcome#ADMISSION_REJECTED}.</li>
  * <li>{@link Pacing} makes every attempt, the first included, wait for its slot once the
- * dependency has throttled; that wait comes after a retry's, adding to it. A first attempt whose
- * slot is further away than the policy's {@code maxElapsed} allows takes none: the call ends
- * {@link Outcome#TIMED_OUT} unsent, with an {@link AttemptNotSentException}, so that callers offering
- * more than the pace allows do not queue without end. (A retry's wait is not bounded so.)</li>
+ * dependency has throttled; that wait comes after a retry's, adding to it. An attempt whose slot
+ * is further away than what the policy's {@code maxElapsed} leaves of the call takes none (the
+ * slot goes to another attempt) and is not sent, so that callers offering more than the pace allows
+ * do not queue without end: the call ends {@link Outcome#TIMED_OUT}. A first attempt's caller gets an
+ * {@link AttemptNotSentException}; a retry's gets the last attempt's own failure (or result), as
+ * when the retry's backoff wait would pass {@code maxElapsed} (see {@link #NOT_SENT}).</li>
  * </ul>
  *
  * <p>What each attempt's answer tells them, by the policy's own classification:
@@ -43,6 +45,15 @@ import org.jspecify.annotations.Nullable;
  * copy passes the controls as any attempt. Thread-safe.
  */
 public final class OverloadControls {
+
+	/**
+	 * What {@link BackoffCall#beforeAttempt()} returns for a retry that is not sent: its slot at the
+	 * pace is further away than what {@code maxElapsed} leaves of the call. The call ends there with
+	 * {@link Outcome#TIMED_OUT}, as when {@link BackoffCall#nextDelay} returns {@code null}: report it
+	 * with {@link BackoffCall#end} and the last attempt's failure ({@code null} when a result asked for
+	 * the retry), and hand the caller that failure, or that result.
+	 */
+	public static final long NOT_SENT = -1;
 
 	private final @Nullable Admission admission;
 
@@ -136,12 +147,16 @@ public final class OverloadControls {
 			return 0;
 		}
 		Duration maxElapsed = call.getPolicy().getRules().getMaxElapsed();
-		// A first attempt whose slot comes after the call must end takes none: the call ends unsent.
-		long maxWait = (maxElapsed == null || call.getAttempts() > 0) ? Long.MAX_VALUE
+		// An attempt whose slot comes after the call must end takes none: the call ends unsent.
+		long maxWait = (maxElapsed == null) ? Long.MAX_VALUE
 				: maxElapsed.toNanos() - (call.clock.nanoTime() - call.startNanos);
 		long pace = pacing.acquire(Math.max(0, maxWait));
 		if (pace < 0) {
 			call.outcome = Outcome.TIMED_OUT;
+			if (call.getAttempts() > 0) {
+				// The caller has the last attempt's failure or result, which its own caller gets.
+				return NOT_SENT;
+			}
 			throw call.end(new AttemptNotSentException(String.format(Locale.ROOT, "Attempt 1 was not sent: its slot at "
 					+ "the pace (%.2f attempts a second, the dependency having throttled) is further away than "
 					+ "maxElapsed (%s) allows", pacing.rate(), Durations.format(maxElapsed))));

@@ -14,6 +14,7 @@ import dev.backoff.BackoffPolicy;
 import dev.backoff.BackoffTask;
 import dev.backoff.HedgeTokens;
 import dev.backoff.Latencies;
+import dev.backoff.OverloadControls;
 import dev.backoff.Sleeper;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -235,17 +236,19 @@ final class ReactorRetry implements ReturnShape {
 	}
 
 	/**
-	 * Before each attempt, resubscribed with it: the policy's overload controls
+	 * Before the first attempt, resubscribed with each: the policy's overload controls
 	 * ({@link BackoffCall#beforeAttempt()}), whose rejection of a first attempt fails it (the call
-	 * has ended, so it is not retried), and whose wait for the pace is a {@code Mono.delay}, as a
-	 * retry's wait is; skipped with {@code Sleeper.INSTANT} (tests), as that is.
+	 * has ended, so it is not retried). A retry passes them in {@link #retry}, after its backoff
+	 * wait, where the failure its subscriber gets if it is not sent is at hand.
 	 */
 	private static Mono<?> pace(BackoffCall call, BackoffOperation operation) {
-		return Mono.defer(() -> {
-			long pace = call.beforeAttempt();
-			return (pace > 0 && operation.getExecutor().getSleeper() != Sleeper.INSTANT)
-					? Mono.delay(Duration.ofNanos(pace)) : Mono.empty();
-		});
+		return Mono.defer(() -> (call.getAttempts() > 0) ? Mono.empty() : waitFor(call.beforeAttempt(), operation));
+	}
+
+	/** The wait for the pace: a {@code Mono.delay}, as a retry's is, skipped with {@code Sleeper.INSTANT} (tests). */
+	private static Mono<?> waitFor(long pace, BackoffOperation operation) {
+		return (pace > 0 && operation.getExecutor().getSleeper() != Sleeper.INSTANT)
+				? Mono.delay(Duration.ofNanos(pace)) : Mono.empty();
 	}
 
 	/** Starts a call under the state read once when it was subscribed. */
@@ -293,19 +296,31 @@ final class ReactorRetry implements ReturnShape {
 			boolean resultRetry = (failure instanceof RetryableResult);
 			Duration delay = call.nextDelay(resultRetry ? null : failure);
 			if (delay == null) {
-				if (resultRetry) {
-					// Ends with the last value (see onErrorResume), so no failure is reported.
-					call.end(null);
-					return Mono.error(failure);
-				}
-				return Mono.error(call.end(failure));
+				return Mono.error(end(call, failure));
 			}
 			// With Sleeper.INSTANT (tests) the wait is computed, reported and skipped, as for a blocking call.
 			Mono<Long> wait = instant ? Mono.just(0L) : Mono.delay(delay).takeUntilOther(closing(scheduler));
-			// No attempt after the context closed: the bean may be gone.
-			return wait.then(Mono.defer(() -> scheduler.isShutdown() ? Mono.error(endAtClose(call, failure))
-					: Mono.just(0L)));
+			return wait.then(Mono.defer(() -> {
+				if (scheduler.isShutdown()) {
+					// No attempt after the context closed: the bean may be gone.
+					return Mono.error(endAtClose(call, failure));
+				}
+				// The pace's wait adds to the backoff's; a retry whose slot is past max-elapsed is not sent.
+				long pace = call.beforeAttempt();
+				return (pace == OverloadControls.NOT_SENT) ? Mono.error(end(call, failure))
+						: waitFor(pace, operation).then(Mono.just(0L));
+			}));
 		}));
+	}
+
+	/** Ends the call as decided: with the last value when a result asked for the retry (see onErrorResume). */
+	private static Throwable end(BackoffCall call, Throwable failure) {
+		if (failure instanceof RetryableResult) {
+			// No failure is reported: the subscriber gets the value.
+			call.end(null);
+			return failure;
+		}
+		return call.end(failure);
 	}
 
 	/**
