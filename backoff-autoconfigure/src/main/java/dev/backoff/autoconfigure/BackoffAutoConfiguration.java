@@ -96,11 +96,14 @@ public final class BackoffAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BackoffPolicies backoffPolicies(BackoffProperties properties, ConfigurableBeanFactory beanFactory,
-			ObjectProvider<Clock> clock, ObjectProvider<BackoffPolicyCustomizer> customizers, Environment environment) {
+			ObjectProvider<Clock> clock, ObjectProvider<BackoffPolicyCustomizer> customizers, Environment environment,
+			ObjectProvider<NanoClock> nanoClock, ObjectProvider<RandomSource> randomSource) {
 		BackoffPropertiesCheck.check(environment);
+		// The executor's clock and random source (BackoffConfiguration.backoffExecutor): admission and pacing count in them.
 		return BackoffPolicies.of(properties, beanFactory.getBeanClassLoader(),
 				BackoffConfiguration.basePolicy(beanFactory.getBeanClassLoader(), clock), beanFactory,
-				customizers.orderedStream().toList());
+				customizers.orderedStream().toList(), nanoClock.getIfUnique(() -> NanoClock.SYSTEM),
+				randomSource.getIfUnique(() -> RandomSource.THREAD_LOCAL));
 	}
 
 	@Bean

@@ -13,6 +13,7 @@ import dev.backoff.BackoffExecutor;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.ManualScheduler;
 import dev.backoff.NanoClock;
+import dev.backoff.Pacing;
 import dev.backoff.RandomSource;
 import dev.backoff.RecordingSleeper;
 import dev.backoff.Sleeper;
@@ -203,6 +204,21 @@ class BackoffAutoConfigurationTests {
 				assertThatExceptionOfType(IOException.class).isThrownBy(flaky::call).withMessage("failure 2");
 				assertThat(flaky.calls()).isEqualTo(2);
 				assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(Duration.ofMillis(400));
+			});
+	}
+
+	@Test
+	void usesTheUserNanoClockForThePace() {
+		// Each reading moves the clock 500ms: the second slot, one interval (2s) after the pace woke,
+		// is two readings (1s) nearer by the time it is asked for.
+		this.contextRunner.withBean(NanoClock.class, () -> new SteppingClock(Duration.ofMillis(500)))
+			.withPropertyValues("backoff.defaults.pacing.enabled=true")
+			.run((context) -> {
+				Pacing pacing = context.getBean(BackoffPolicies.class).getEffective("defaults").controls().getPacing();
+				pacing.onThrottled();
+				long interval = (long) (1e9 / pacing.rate());
+				assertThat(pacing.acquire()).isZero();
+				assertThat(pacing.acquire()).isEqualTo(interval - Duration.ofSeconds(1).toNanos());
 			});
 	}
 

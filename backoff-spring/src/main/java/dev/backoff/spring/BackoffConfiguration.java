@@ -81,9 +81,12 @@ public class BackoffConfiguration {
 
 	@Bean
 	BackoffPolicies backoffPolicies(BackoffSettings settings, ConfigurableBeanFactory beanFactory,
-			ObjectProvider<Clock> clock, ObjectProvider<BackoffPolicyCustomizer> customizers) {
+			ObjectProvider<Clock> clock, ObjectProvider<BackoffPolicyCustomizer> customizers,
+			ObjectProvider<NanoClock> nanoClock, ObjectProvider<RandomSource> randomSource) {
+		// The executor's clock and random source (backoffExecutor below): admission and pacing count in them.
 		return BackoffPolicies.of(settings, beanFactory.getBeanClassLoader(),
-				basePolicy(beanFactory.getBeanClassLoader(), clock), beanFactory, customizers.orderedStream().toList());
+				basePolicy(beanFactory.getBeanClassLoader(), clock), beanFactory, customizers.orderedStream().toList(),
+				nanoClock.getIfUnique(() -> NanoClock.SYSTEM), randomSource.getIfUnique(() -> RandomSource.THREAD_LOCAL));
 	}
 
 	/**

@@ -8,6 +8,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.HedgeTokens;
+import dev.backoff.NanoClock;
+import dev.backoff.RandomSource;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
@@ -64,8 +66,20 @@ public final class BackoffPolicies {
 	 */
 	public static BackoffPolicies of(BackoffSettings properties, @Nullable ClassLoader classLoader,
 			BackoffPolicy base, @Nullable BeanFactory beanFactory, List<BackoffPolicyCustomizer> customizers) {
+		return of(properties, classLoader, base, beanFactory, customizers, NanoClock.SYSTEM, RandomSource.THREAD_LOCAL);
+	}
+
+	/**
+	 * @param clock the time that the policies' admission and pacing count in: the executor's, so
+	 * that a pace's wait and a call's {@code max-elapsed} are read on the same clock
+	 * @param randomSource what admission's decisions draw from: the executor's
+	 * @see #of(BackoffSettings, ClassLoader, BackoffPolicy, BeanFactory, List)
+	 */
+	public static BackoffPolicies of(BackoffSettings properties, @Nullable ClassLoader classLoader,
+			BackoffPolicy base, @Nullable BeanFactory beanFactory, List<BackoffPolicyCustomizer> customizers,
+			NanoClock clock, RandomSource randomSource) {
 		return new BackoffPolicies(new PolicyFactory(base, classLoader,
-				new BackoffExpressions(beanFactory, classLoader), customizers), properties);
+				new BackoffExpressions(beanFactory, classLoader), customizers, clock, randomSource), properties);
 	}
 
 	/** @return the policies in force now */

@@ -21,10 +21,12 @@ final class OverloadControlsFactory {
 
 	/**
 	 * @param merged a policy's merged settings
+	 * @param clock the time admission and pacing count in
+	 * @param randomSource what admission's decisions draw from
 	 * @return new controls, or {@code null} when neither admission nor pacing is enabled
 	 * @throws dev.backoff.InvalidPolicyException naming the setting, the value and the rule
 	 */
-	static @Nullable OverloadControls create(OverloadSettings merged) {
+	static @Nullable OverloadControls create(OverloadSettings merged, NanoClock clock, RandomSource randomSource) {
 		OverloadSettings.Admission settings = merged.getAdmission();
 		Admission admission = null;
 		if (Boolean.TRUE.equals(settings.getEnabled())) {
@@ -33,10 +35,9 @@ final class OverloadControlsFactory {
 			Double maxRejection = settings.getMaxRejection();
 			admission = new Admission((ratio != null) ? ratio : Admission.DEFAULT_RATIO,
 					(window != null) ? window : Admission.DEFAULT_WINDOW,
-					(maxRejection != null) ? maxRejection : Admission.DEFAULT_MAX_REJECTION, NanoClock.SYSTEM,
-					RandomSource.THREAD_LOCAL);
+					(maxRejection != null) ? maxRejection : Admission.DEFAULT_MAX_REJECTION, clock, randomSource);
 		}
-		Pacing pacing = Boolean.TRUE.equals(merged.getPacing().getEnabled()) ? new Pacing(NanoClock.SYSTEM) : null;
+		Pacing pacing = Boolean.TRUE.equals(merged.getPacing().getEnabled()) ? new Pacing(clock) : null;
 		if (admission == null && pacing == null) {
 			return null;
 		}

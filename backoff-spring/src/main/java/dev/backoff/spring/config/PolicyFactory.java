@@ -8,6 +8,8 @@ import java.util.Map;
 
 import dev.backoff.BackoffPolicy;
 import dev.backoff.HedgeTokens;
+import dev.backoff.NanoClock;
+import dev.backoff.RandomSource;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
 
@@ -26,12 +28,19 @@ final class PolicyFactory {
 
 	private final List<BackoffPolicyCustomizer> customizers;
 
+	/** What the overload controls count time in and draw from: the executor's. */
+	private final NanoClock clock;
+
+	private final RandomSource randomSource;
+
 	PolicyFactory(BackoffPolicy base, @Nullable ClassLoader classLoader, BackoffExpressions expressions,
-			List<BackoffPolicyCustomizer> customizers) {
+			List<BackoffPolicyCustomizer> customizers, NanoClock clock, RandomSource randomSource) {
 		this.base = base;
 		this.classLoader = classLoader;
 		this.expressions = expressions;
 		this.customizers = List.copyOf(customizers);
+		this.clock = clock;
+		this.randomSource = randomSource;
 	}
 
 	BackoffExpressions expressions() {
@@ -113,7 +122,7 @@ final class PolicyFactory {
 		// A fresh bucket for every policy, even one whose budget settings all come from backoff.defaults;
 		// and a hedge bucket for every one, whose methods may hedge by their annotation.
 		return new EffectivePolicy(merge.policy(this.base, context(name)), merge.budget(), merge.retryNonIdempotent(),
-				merge.retryOnDataAccess(), merge.hedgeTokens(), merge.controls());
+				merge.retryOnDataAccess(), merge.hedgeTokens(), merge.controls(this.clock, this.randomSource));
 	}
 
 	private PolicyMerge.Context context(String name) {

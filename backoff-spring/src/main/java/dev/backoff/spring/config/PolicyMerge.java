@@ -10,7 +10,9 @@ import java.util.function.Predicate;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.HedgeTokens;
 import dev.backoff.InvalidPolicyException;
+import dev.backoff.NanoClock;
 import dev.backoff.OverloadControls;
+import dev.backoff.RandomSource;
 import dev.backoff.RetryBudget;
 import dev.backoff.spring.data.DataAccessFailures;
 import dev.backoff.spring.data.DataAccessRetry;
@@ -177,13 +179,15 @@ final class PolicyMerge {
 	}
 
 	/**
+	 * @param clock the time admission and pacing count in
+	 * @param randomSource what admission's decisions draw from
 	 * @return new overload controls, or {@code null} when the levels leave admission and pacing
 	 * off: each is on only when its {@code enabled} is true
 	 * @throws BackoffConfigurationException naming the setting at fault where it was given
 	 */
-	@Nullable OverloadControls controls() {
+	@Nullable OverloadControls controls(NanoClock clock, RandomSource randomSource) {
 		try {
-			return OverloadControlsFactory.create(this.merged);
+			return OverloadControlsFactory.create(this.merged, clock, randomSource);
 		}
 		catch (InvalidPolicyException ex) {
 			throw rejected(ex);

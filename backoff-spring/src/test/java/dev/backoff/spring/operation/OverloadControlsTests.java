@@ -10,8 +10,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
+import dev.backoff.Admission;
 import dev.backoff.AdmissionRejectedException;
 import dev.backoff.Backoff;
+import dev.backoff.ManualNanoClock;
+import dev.backoff.NanoClock;
 import dev.backoff.Pacing;
 import dev.backoff.RecordingSleeper;
 import dev.backoff.spring.EnabledBackoff;
@@ -93,6 +96,30 @@ class OverloadControlsTests {
 	void aFluxsAttemptsAreRejectedLocallyOnceTheDependencyFails() {
 		this.runner.run((context) -> rejectsLocally(context, "Dependency.flux",
 				() -> rejected(() -> context.getBean(Dependency.class).flux().blockLast(TIMEOUT))));
+	}
+
+	/**
+	 * Admission and pacing read the application's {@link NanoClock}, as the executor does: a
+	 * pace's wait and a call's {@code max-elapsed} are then counted on the same clock.
+	 */
+	@Test
+	void admissionAndPacingCountTimeOnTheApplicationsNanoClock() {
+		ManualNanoClock clock = new ManualNanoClock();
+		this.runner.withBean(NanoClock.class, () -> clock).run((context) -> {
+			BackoffPolicies policies = context.getBean(BackoffPolicies.class);
+			Pacing pacing = policies.getEffective("paced").controls().getPacing();
+			pacing.onThrottled();
+			long first = pacing.acquire();
+			// The clock stands still: the next slot is one interval later, to the nanosecond.
+			assertThat(pacing.acquire() - first).isEqualTo((long) (1e9 / pacing.rate()));
+			Admission admission = policies.getEffective("overloaded").controls().getAdmission();
+			for (int i = 0; i < 10; i++) {
+				admission.admit();
+			}
+			assertThat(admission.rejectionProbability()).isPositive();
+			clock.advance(admission.getWindow().plusSeconds(1));
+			assertThat(admission.rejectionProbability()).isZero();
+		});
 	}
 
 	@Test
