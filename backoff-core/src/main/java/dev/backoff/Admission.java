@@ -135,6 +135,16 @@ public final class Admission {
 		this.recent.accept(now);
 	}
 
+	/**
+	 * Forgets every request and accept counted, as it was new: for tests that each start from
+	 * a dependency that has not failed, whatever an earlier test made it see.
+	 */
+	public synchronized void reset() {
+		long now = this.clock.nanoTime();
+		this.window.clear(now);
+		this.recent.clear(now);
+	}
+
 	/** @return the probability that an attempt is rejected locally now, for a gauge */
 	public synchronized double rejectionProbability() {
 		return probability(this.clock.nanoTime());
@@ -217,6 +227,15 @@ public final class Admission {
 			this.totalAccepts++;
 		}
 
+		/** Empties every bucket, the ring at now. */
+		void clear(long now) {
+			Arrays.fill(this.requests, 0);
+			Arrays.fill(this.accepts, 0);
+			this.totalRequests = 0;
+			this.totalAccepts = 0;
+			this.bucket = Math.floorDiv(now, this.bucketNanos);
+		}
+
 		int index() {
 			return (int) Math.floorMod(this.bucket, (long) this.requests.length);
 		}
@@ -229,19 +248,15 @@ public final class Admission {
 				return;
 			}
 			if (steps >= this.requests.length) {
-				Arrays.fill(this.requests, 0);
-				Arrays.fill(this.accepts, 0);
-				this.totalRequests = 0;
-				this.totalAccepts = 0;
+				clear(nanos);
+				return;
 			}
-			else {
-				for (long b = this.bucket + 1; b <= now; b++) {
-					int i = (int) Math.floorMod(b, (long) this.requests.length);
-					this.totalRequests -= this.requests[i];
-					this.totalAccepts -= this.accepts[i];
-					this.requests[i] = 0;
-					this.accepts[i] = 0;
-				}
+			for (long b = this.bucket + 1; b <= now; b++) {
+				int i = (int) Math.floorMod(b, (long) this.requests.length);
+				this.totalRequests -= this.requests[i];
+				this.totalAccepts -= this.accepts[i];
+				this.requests[i] = 0;
+				this.accepts[i] = 0;
 			}
 			this.bucket = now;
 		}

@@ -141,6 +141,21 @@ public final class Pacing {
 		return wait;
 	}
 
+	/**
+	 * Puts the pace to sleep again, as it was new, until the next throttling failure: for tests
+	 * that each start from a dependency that has not throttled, whatever an earlier test made it see.
+	 */
+	public synchronized void reset() {
+		this.active = false;
+		this.rate = 0;
+		this.lastMax = 0;
+		this.lastCut = 0;
+		this.nextSlot = 0;
+		this.measured = 0;
+		this.sent.reset();
+		this.measureStart = this.clock.nanoTime();
+	}
+
 	/** A throttling failure: wakes the pace, or cuts its rate. */
 	public synchronized void onThrottled() {
 		long now = this.clock.nanoTime();

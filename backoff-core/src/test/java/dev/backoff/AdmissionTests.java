@@ -204,6 +204,21 @@ class AdmissionTests {
 		}
 	}
 
+	@Test
+	void aResetAdmissionForgetsWhatItCountedAndRejectsNothing() {
+		Admission admission = admission(NEVER_REJECTS);
+		for (int i = 0; i < 100; i++) {
+			admission.admit();
+		}
+		assertThat(admission.rejectionProbability()).isEqualTo(Admission.DEFAULT_MAX_REJECTION);
+		admission.reset();
+		assertThat(admission.rejectionProbability()).isZero();
+		// It counts again from nothing: 2 sent, none accepted, 2 / 3 of the next rejected.
+		admission.admit();
+		admission.admit();
+		assertThat(admission.rejectionProbability()).isCloseTo(2.0 / 3, within(1e-9));
+	}
+
 	private Admission admission(RandomSource random) {
 		return new Admission(Admission.DEFAULT_RATIO, Admission.DEFAULT_WINDOW, Admission.DEFAULT_MAX_REJECTION,
 				this.clock, random);

@@ -32,6 +32,20 @@ class PacingTests {
 	}
 
 	@Test
+	void aResetPaceSleepsUntilTheNextThrottlingFailureAndMeasuresAnew() {
+		send(20, Duration.ofSeconds(1));
+		this.pacing.onThrottled();
+		this.pacing.acquire();
+		this.pacing.reset();
+		assertThat(this.pacing.isActive()).isFalse();
+		// What it measures from now on, not what it was sending before: 10 a second.
+		send(10, Duration.ofSeconds(1));
+		assertThat(this.pacing.isActive()).isFalse();
+		this.pacing.onThrottled();
+		assertThat(this.pacing.rate()).isCloseTo(10 * Pacing.BETA, within(1e-9));
+	}
+
+	@Test
 	void theFirstThrottlingFailureCutsTheRateToBetaOfTheRateSent() {
 		send(20, Duration.ofSeconds(1));
 		this.pacing.onThrottled();

@@ -8,8 +8,8 @@ import org.springframework.test.context.support.AbstractTestExecutionListener;
 
 /**
  * Resets the context's {@link BackoffRecorder}, if it has one, before each test method, so
- * that every test sees only its own calls, and fills every retry budget up, so that every
- * test starts from the configured budgets. Registered in {@code META-INF/spring.factories};
+ * that every test sees only its own calls, fills every retry budget up, and puts admission and
+ * pacing back as new, so that every test starts from the configured policies. Registered in {@code META-INF/spring.factories};
  * loads no context itself.
  */
 public class BackoffRecorderTestExecutionListener extends AbstractTestExecutionListener {
@@ -28,8 +28,12 @@ public class BackoffRecorderTestExecutionListener extends AbstractTestExecutionL
 			if (recorder != null) {
 				recorder.reset();
 				// Under @InstantBackoff (which brings the recorder) budgets start full too, so that a
-				// test that empties one does not end the next test's calls budget_exhausted.
-				context.getBeanProvider(BackoffPolicies.class).ifAvailable(BackoffPolicies::refillBudgets);
+				// test that empties one does not end the next test's calls budget_exhausted; and
+				// admission and pacing start as new, so that its outage or 429s do not reject or pace them.
+				context.getBeanProvider(BackoffPolicies.class).ifAvailable((policies) -> {
+					policies.refillBudgets();
+					policies.resetOverloadControls();
+				});
 			}
 		}
 	}

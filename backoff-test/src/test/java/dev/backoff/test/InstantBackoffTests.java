@@ -10,10 +10,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.backoff.Admission;
 import dev.backoff.Backoff;
 import dev.backoff.BackoffDelays;
 import dev.backoff.BackoffSchedule;
 import dev.backoff.Outcome;
+import dev.backoff.OverloadControls;
+import dev.backoff.Pacing;
 import dev.backoff.RetryBudget;
 import dev.backoff.autoconfigure.BackoffAutoConfiguration;
 import dev.backoff.autoconfigure.metrics.BackoffMetricsAutoConfiguration;
@@ -43,7 +46,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 				"backoff.policies.quotes.max-delay=30s", "backoff.policies.throttled.base-delay=100ms",
 				"backoff.policies.throttled.jitter=equal", "backoff.policies.throttled.throttle-base-delay=1s",
 				"backoff.policies.throttled.throttle-on=dev.backoff.test.InstantBackoffTests$SlowDown",
-				"backoff.policies.budgeted.budget.enabled=true" })
+				"backoff.policies.budgeted.budget.enabled=true", "backoff.policies.guarded.admission.enabled=true",
+				"backoff.policies.guarded.pacing.enabled=true" })
 @InstantBackoff(seed = 42)
 class InstantBackoffTests {
 
@@ -164,6 +168,32 @@ class InstantBackoffTests {
 		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(this.quotes::fetchBudgeted);
 		assertThatExceptionOfType(UncheckedIOException.class).isThrownBy(this.quotes::fetchBudgeted);
 		assertThat(budget.allowsRetries()).isFalse();
+	}
+
+	@Test
+	void eachTestStartsWithAdmissionAndPacingAsNewWhateverAnotherTestMadeThemSee() {
+		overloadTheControls();
+	}
+
+	@Test
+	void anotherTestStartsWithAdmissionAndPacingAsNewToo() {
+		overloadTheControls();
+	}
+
+	/** Asserts admission rejects nothing and pacing sleeps, then makes the one reject and wakes the other. */
+	private void overloadTheControls() {
+		OverloadControls controls = this.policies.getEffective("guarded").controls();
+		Admission admission = controls.getAdmission();
+		Pacing pacing = controls.getPacing();
+		assertThat(admission.rejectionProbability()).isZero();
+		assertThat(pacing.isActive()).isFalse();
+		// Attempts sent and none accepted: the dependency is down.
+		for (int i = 0; i < 10; i++) {
+			admission.admit();
+		}
+		pacing.onThrottled();
+		assertThat(admission.rejectionProbability()).isPositive();
+		assertThat(pacing.isActive()).isTrue();
 	}
 
 	static class SlowDown extends RuntimeException {

@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import dev.backoff.BackoffPolicy;
 import dev.backoff.HedgeTokens;
 import dev.backoff.NanoClock;
+import dev.backoff.OverloadControls;
 import dev.backoff.RandomSource;
 import dev.backoff.RetryBudget;
 import org.jspecify.annotations.Nullable;
@@ -154,9 +155,7 @@ public final class BackoffPolicies {
 	 */
 	public void refillBudgets() {
 		PolicySnapshot policies = this.current;
-		List<String> names = new ArrayList<>(policies.getNames());
-		names.add(DEFAULTS);
-		for (String name : names) {
+		for (String name : withDefaults(policies)) {
 			RetryBudget budget = policies.getBudget(name);
 			if (budget != null) {
 				budget.refill();
@@ -166,6 +165,33 @@ public final class BackoffPolicies {
 				hedgeTokens.refill();
 			}
 		}
+	}
+
+	/**
+	 * Puts every policy's admission and pacing back as at start-up: admission with nothing
+	 * counted, pacing asleep until the next throttling failure ({@code @InstantBackoff} does this
+	 * before each test, so that a test's outage or 429s do not reject or pace the next test's calls).
+	 */
+	public void resetOverloadControls() {
+		PolicySnapshot policies = this.current;
+		for (String name : withDefaults(policies)) {
+			EffectivePolicy effective = policies.getEffective(name);
+			OverloadControls controls = (effective != null) ? effective.controls() : null;
+			if (controls != null) {
+				if (controls.getAdmission() != null) {
+					controls.getAdmission().reset();
+				}
+				if (controls.getPacing() != null) {
+					controls.getPacing().reset();
+				}
+			}
+		}
+	}
+
+	private static List<String> withDefaults(PolicySnapshot policies) {
+		List<String> names = new ArrayList<>(policies.getNames());
+		names.add(DEFAULTS);
+		return names;
 	}
 
 	/**
