@@ -58,7 +58,7 @@ public class BackoffProperties extends BackoffSettings {
 		private Duration outageProbeDelay = Duration.ofSeconds(1);
 
 		/** The longest pause between two probes of an outage: the pauses grow, with jitter, up to it. */
-		private Duration outageMaxPause = Duration.ofSeconds(30);
+		private Duration outageMaxPause = Duration.ofSeconds(10);
 
 		/** How long a listener may be in an outage before its health reports it. */
 		private Duration outageAlertAfter = Duration.ofMinutes(5);

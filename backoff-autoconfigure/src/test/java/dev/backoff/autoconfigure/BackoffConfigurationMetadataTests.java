@@ -131,6 +131,16 @@ class BackoffConfigurationMetadataTests {
 	}
 
 	@Test
+	void givesTheDefaultValuesOfOutageMode() throws IOException {
+		DocumentContext metadata = metadata();
+		assertThat(property(metadata, "backoff.kafka.outage")).containsEntry("defaultValue", "pause");
+		assertThat(property(metadata, "backoff.kafka.outage-probe-delay")).containsEntry("defaultValue", "1s");
+		// 10s, not 30s: instances that find the recovery up to 30 s late drain the backlog late (docs/benchmarks.md).
+		assertThat(property(metadata, "backoff.kafka.outage-max-pause")).containsEntry("defaultValue", "10s");
+		assertThat(property(metadata, "backoff.kafka.outage-alert-after")).containsEntry("defaultValue", "5m");
+	}
+
+	@Test
 	void hintsTheFourJitterValues() throws IOException {
 		List<String> values = metadata().read("$.hints[?(@.name == 'backoff.defaults.jitter')].values[*].value");
 		assertThat(values).containsExactly("none", "full", "equal", "decorrelated");

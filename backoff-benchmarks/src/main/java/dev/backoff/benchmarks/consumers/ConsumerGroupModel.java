@@ -159,7 +159,7 @@ public final class ConsumerGroupModel {
 	static final Duration PROBE_DELAY = Duration.ofSeconds(1);
 
 	/** Outage mode's longest pause: {@code backoff.kafka.outage-max-pause}'s default. */
-	static final Duration MAX_PAUSE = Duration.ofSeconds(30);
+	static final Duration MAX_PAUSE = Duration.ofSeconds(10);
 
 	/** How soon a record whose call the breaker did not permit is redelivered, at the least: one poll. */
 	static final double POLL_MS = 1;

@@ -37,8 +37,8 @@ public final class ConsumerGroupSimulation {
 	/** The width of a step of the time series in the CSV and the chart. */
 	static final double STEP_MS = 1000;
 
-	/** Outage mode's longest pauses compared in the second table: the default, and two shorter. */
-	static final List<Duration> MAX_PAUSES = List.of(ConsumerGroupModel.MAX_PAUSE, Duration.ofSeconds(10),
+	/** Outage mode's longest pauses in the second table, longest first: the 30 s, the default, 5 s. */
+	static final List<Duration> MAX_PAUSES = List.of(Duration.ofSeconds(30), ConsumerGroupModel.MAX_PAUSE,
 			Duration.ofSeconds(5));
 
 	private static final String[] COLORS = { "#d62728", "#ff7f0e", "#1f77b4", "#17becf", "#2ca02c", "#9467bd", "#000000",
@@ -115,7 +115,8 @@ public final class ConsumerGroupSimulation {
 				"| outage mode, median of %d runs | calls per second during the outage | peak after recovery | backlog drained |%n"
 						+ "|---|---:|---:|---:|%n", runs));
 		byMaxPause.forEach((maxPause, maxPauseRuns) -> out.append(String.format(Locale.ROOT,
-				"| `outage-max-pause: %ds` | %.1f | %.2f× | %s |%n", maxPause.toSeconds(),
+				"| `outage-max-pause: %ds`%s | %.1f | %.2f× | %s |%n", maxPause.toSeconds(),
+				maxPause.equals(ConsumerGroupModel.MAX_PAUSE) ? " (the default)" : "",
 				Runs.median(maxPauseRuns, (run) -> run.outageCalls() / scenario.outageSeconds()),
 				Runs.median(maxPauseRuns, (run) -> run.peakLoad(scenario)), drained(scenario, maxPauseRuns))));
 		return out.toString();

@@ -172,9 +172,9 @@ class ConsumerGroupModelTests {
 
 	@Test
 	void outageModeRampsTheRecoveryNearItsCapacityAndDrainsSoonerThanABlockedPartition() {
-		// The targets, 1.0× the capacity at the peak and 1.2× the capacity-limited
-		// minimum for the drain, are not met (docs/benchmarks.md says why): asserted here is what
-		// outage mode achieves, against the same policy without outage mode and without a budget.
+		// The targets: 1.2× the capacity-limited minimum for the drain, met with the
+		// default outage-max-pause of 10 s; 1.0× the capacity at the peak, not met
+		// (docs/benchmarks.md says why). Against the same policy without outage mode and without a budget:
 		List<Result> runs = DOCS_RESULTS.get(Variant.OUTAGE);
 		for (int seed = 0; seed < ConsumerGroupSimulation.DOCS_RUNS; seed++) {
 			Result run = runs.get(seed);
@@ -183,11 +183,22 @@ class ConsumerGroupModelTests {
 			assertThat(run.drainMs()).isLessThanOrEqualTo(1.5 * run.minDrainMs(SCENARIO)).isLessThan(blocked.drainMs());
 			assertThat(run.backlog(SCENARIO)).isCloseTo(blocked.backlog(SCENARIO), within(500));
 		}
-		// The ramp cuts to what the downstream delivered and grows by a step, not a share: in the
-		// median, a peak a little above the capacity, a drain within 1.35× the minimum (a fixed
-		// cut to 0.8 and +10 % per probeDelay drained in 1.42×).
-		assertThat(Runs.median(runs, (run) -> run.peakLoad(SCENARIO))).isLessThanOrEqualTo(1.15);
-		assertThat(Runs.median(runs, (run) -> run.drainMs() / run.minDrainMs(SCENARIO))).isLessThanOrEqualTo(1.35);
+		// The ramp cuts to what the downstream delivered and grows by a step, not a share, small
+		// after a cut: in the median, a peak a little above the capacity (1.11× when the step
+		// did not restart small) and a drain within 1.2× the minimum (with outage-max-pause 30s,
+		// 1.34×: the instances find the recovery up to 30 s late).
+		assertThat(Runs.median(runs, (run) -> run.peakLoad(SCENARIO))).isLessThanOrEqualTo(1.09);
+		assertThat(Runs.median(runs, (run) -> run.drainMs() / run.minDrainMs(SCENARIO))).isLessThanOrEqualTo(1.2);
+		// Above 1.04× the capacity in one tick of 135 after recovery (one of 9 when the step did not restart small).
+		int recovered = (int) (SCENARIO.outageEndMs() / SCENARIO.tickMs());
+		long ticks = 0;
+		long above = 0;
+		for (Result run : runs) {
+			int[] calls = Arrays.copyOfRange(run.callsPerTick(), recovered, run.callsPerTick().length);
+			ticks += calls.length;
+			above += Arrays.stream(calls).filter((tick) -> tick > 1.04 * SCENARIO.capacityPerTick()).count();
+		}
+		assertThat(above).isLessThan(ticks / 50);
 	}
 
 	@Test

@@ -49,12 +49,12 @@ public final class KafkaOutages implements AutoCloseable {
 	private final Duration alertAfter;
 
 	/**
-	 * Outages with the defaults: {@link KafkaOutageMode#PAUSE}, probes after 1s, pauses up to 30s.
+	 * Outages with the defaults: {@link KafkaOutageMode#PAUSE}, probes after 1s, pauses up to 10s.
 	 * @param clock the clock whose time {@link ListenerOutage#since()} reads
 	 * @param alertAfter how long an outage lasts before health indicators report it ({@code backoff.kafka.outage-alert-after})
 	 */
 	public KafkaOutages(Clock clock, Duration alertAfter) {
-		this(clock, KafkaOutageMode.PAUSE, Duration.ofSeconds(1), Duration.ofSeconds(30), alertAfter);
+		this(clock, KafkaOutageMode.PAUSE, Duration.ofSeconds(1), Duration.ofSeconds(10), alertAfter);
 	}
 
 	/**

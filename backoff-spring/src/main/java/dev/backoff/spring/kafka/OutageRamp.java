@@ -15,12 +15,17 @@ import java.util.Map;
  * delivered: the successes per second of about the last half {@code probeDelay}, at most
  * {@link #BACK_OFF} of the rate and at least half of it. The downstream says nothing before it
  * is overloaded, so the calls it shed are the measure of its capacity: a fixed cut would leave
- * it idle when few calls failed. After the slow start the rate grows by {@link #STEP} of one
- * partition's pace per {@code probeDelay}, while it is what holds records back: the same step
- * for every instance, not a share of its rate, so that the instances of a group, cut by the same
- * share, converge to equal rates (AIMD) and drain together rather than keep the shares they
- * started with. At most one cut per tenth of {@code probeDelay}: the failures of one overload
- * come together. The ramp is over when less
+ * it idle when few calls failed. After the slow start the rate grows by a step counted in
+ * partitions' paces per {@code probeDelay}: the same step for every instance, not a share of its
+ * rate, so that the instances of a group, cut by the same share, converge to equal rates (AIMD)
+ * and drain together rather than keep the shares they started with. The step restarts at
+ * {@link #FIRST_STEP} after each cut and doubles per {@code probeDelay} without one, up to
+ * {@link #STEP} (BIC's and CUBIC's way): slow near the rate that failed, where the group's steps
+ * add up to an overload before its failures cut them, fast once the capacity has room. The rate
+ * grows only while it is what holds records back and the downstream delivers at least
+ * {@link #USED} of it (RFC 7661's validation): a rate the partitions do not use would be room
+ * for a burst of their records. At most one cut per tenth of {@code probeDelay}: the failures of
+ * one overload come together. The ramp is over when less
  * than half the rate went through in each of {@link #QUIET} {@code probeDelay}s in a row (the
  * backlog is drained), or has failed when failures cut the rate below one record per
  * {@code probeDelay}.
@@ -29,11 +34,17 @@ import java.util.Map;
  */
 final class OutageRamp<P> {
 
-	/** The rate's growth per {@code probeDelay} after the slow start, in partitions' paces. */
+	/** The rate's largest growth per {@code probeDelay} after the slow start, in partitions' paces. */
 	static final double STEP = 0.5;
 
+	/** The rate's growth per {@code probeDelay} right after a cut, in partitions' paces. */
+	static final double FIRST_STEP = 0.1;
+
+	/** The share of the rate the downstream must deliver for the rate to grow after the slow start. */
+	static final double USED = 0.8;
+
 	/** The most of the rate a failure leaves, however many records succeeded. */
-	static final double BACK_OFF = 0.95;
+	static final double BACK_OFF = 0.9;
 
 	/** The time over which the successes per second are averaged, in {@code probeDelay}s. */
 	static final double AVERAGED = 0.5;
@@ -65,6 +76,9 @@ final class OutageRamp<P> {
 
 	private long grownNanos;
 
+	/** The rate averaged as the successes are, so that a growing rate is compared with what it was. */
+	private double averageRate;
+
 	/** When a record was last held back by the rate, and when the rate was last cut. */
 	private long heldBackNanos;
 
@@ -86,6 +100,7 @@ final class OutageRamp<P> {
 		this.probeDelayNanos = probeDelayNanos;
 		this.rate = Math.max(minRate(), 1e9 / Math.max(1_000_000, roundTripNanos));
 		this.pace = this.rate;
+		this.averageRate = this.rate;
 		this.succeededNanos = now;
 		this.grownNanos = now;
 		this.refilledNanos = now;
@@ -161,12 +176,20 @@ final class OutageRamp<P> {
 		return this.succeeded * Math.exp(-(now - this.succeededNanos) / (AVERAGED * this.probeDelayNanos));
 	}
 
-	/** After the slow start: the growth since the last call, while the rate is what holds records back. */
+	/**
+	 * After the slow start: the growth since the last call, while the rate is what holds records
+	 * back and the downstream delivers most of it; by the step at the middle of the interval.
+	 */
 	private void grow(long now) {
 		long elapsed = now - this.grownNanos;
 		this.grownNanos = now;
-		if (!this.slowStart && now - this.heldBackNanos <= this.probeDelayNanos) {
-			this.rate += STEP * this.pace * elapsed / this.probeDelayNanos;
+		this.averageRate += (this.rate - this.averageRate)
+				* (1 - Math.exp(-elapsed / (AVERAGED * this.probeDelayNanos)));
+		if (!this.slowStart && now - this.heldBackNanos <= this.probeDelayNanos
+				&& succeededPerSecond(now) >= USED * this.averageRate) {
+			double sinceCut = (now - elapsed / 2.0 - this.cutNanos) / this.probeDelayNanos;
+			double step = Math.min(STEP, FIRST_STEP * Math.pow(2, sinceCut));
+			this.rate += step * this.pace * elapsed / this.probeDelayNanos;
 		}
 	}
 

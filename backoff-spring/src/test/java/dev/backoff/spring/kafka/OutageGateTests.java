@@ -251,14 +251,72 @@ class OutageGateTests {
 		this.now.addAndGet(SECOND / 10);
 		fast.failed(this.now.get());
 		slow.failed(this.now.get());
+		assertThat(fast.rate()).isGreaterThan(3 * slow.rate());
+		// A probeDelay for the slow one's successes to show that the downstream delivers its rate.
+		deliver(List.of(slow, fast), SECOND);
 		double slowBefore = slow.rate();
 		double fastBefore = fast.rate();
-		assertThat(fastBefore).isGreaterThan(3 * slowBefore);
-		long start = this.now.get();
 		deliver(List.of(slow, fast), 2 * SECOND);
-		double step = OutageRamp.STEP * SECOND / ROUND_TRIP * (this.now.get() - start) / SECOND;
+		double step = steps(SECOND, 3 * SECOND) * SECOND / ROUND_TRIP;
 		assertThat(slow.rate() - slowBefore).isCloseTo(step, within(0.02 * step));
 		assertThat(fast.rate() - fastBefore).isCloseTo(step, within(0.02 * step));
+	}
+
+	@Test
+	void afterACutTheStepStartsSmallAndDoublesPerProbeDelayWithoutAnother() {
+		// Near the rate that failed, the instances of a group grow slowly, so that their steps do
+		// not add up to an overload before their failures cut them; with room, they grow fast again.
+		OutageRamp<Integer> ramp = new OutageRamp<>(SECOND, ROUND_TRIP, this.now.get());
+		deliver(ramp, 2 * SECOND);
+		ramp.failed(this.now.get());
+		double[] growth = new double[3];
+		for (int probeDelay = 0; probeDelay < 3; probeDelay++) {
+			double before = ramp.rate();
+			deliver(ramp, SECOND);
+			growth[probeDelay] = ramp.rate() - before;
+		}
+		double pace = (double) SECOND / ROUND_TRIP;
+		assertThat(growth[0]).isCloseTo(steps(0, SECOND) * pace, within(0.02 * pace))
+			.isLessThan(0.3 * OutageRamp.STEP * pace);
+		assertThat(growth[1]).isCloseTo(2 * growth[0], within(0.02 * pace));
+		assertThat(growth[2]).isGreaterThan(0.9 * OutageRamp.STEP * pace);
+	}
+
+	@Test
+	void theRateDoesNotGrowWhileThePartitionsLeaveMostOfItUnused() {
+		// Partitions without a backlog: a rate they do not use would be room for a burst of their records.
+		OutageRamp<Integer> ramp = new OutageRamp<>(SECOND, ROUND_TRIP, this.now.get());
+		deliver(ramp, 2 * SECOND);
+		ramp.failed(this.now.get());
+		// Once the successes of the backlog have faded from the average, not at all.
+		deliverTwoEvery100Ms(ramp, SECOND);
+		double rate = ramp.rate();
+		deliverTwoEvery100Ms(ramp, 2 * SECOND);
+		assertThat(ramp.rate()).isEqualTo(rate);
+	}
+
+	/** Two records arrive together every 100 ms: one goes, one waits for the rate, which they hardly use. */
+	private void deliverTwoEvery100Ms(OutageRamp<Integer> ramp, long nanos) {
+		long end = this.now.get() + nanos;
+		while (this.now.get() < end) {
+			this.now.addAndGet(SECOND / 10);
+			for (int partition = 0; partition < 2; partition++) {
+				if (ramp.mayDeliver(partition, this.now.get())) {
+					ramp.succeeded(this.now.get());
+				}
+			}
+		}
+	}
+
+	/** The ramp's growth, in partitions' paces, from {@code from} to {@code to} nanos after a cut. */
+	private static double steps(long from, long to) {
+		// FIRST_STEP × 2^t per probeDelay up to STEP, integrated over the time since the cut, t in probeDelays.
+		double full = Math.log(OutageRamp.STEP / OutageRamp.FIRST_STEP) / Math.log(2);
+		double a = (double) from / SECOND;
+		double b = (double) to / SECOND;
+		double rising = OutageRamp.FIRST_STEP / Math.log(2)
+				* (Math.pow(2, Math.min(b, full)) - Math.pow(2, Math.min(a, full)));
+		return rising + OutageRamp.STEP * Math.max(0, b - Math.max(a, full));
 	}
 
 	/** Two partitions ask every millisecond for the ramp's records, each of which succeeds at once. */
