@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -64,6 +65,12 @@ class OverloadSimulationTests {
 		assertThat(page).contains(String.format(Locale.ROOT, "(%.0f 429s a second instead of %.0f)",
 				median(scenarios.get(0), Variant.ADMISSION, (run) -> run.throttledPerSecond(scenarios.get(0))),
 				median(scenarios.get(0), Variant.PLAIN, (run) -> run.throttledPerSecond(scenarios.get(0)))));
+		double[] goodputGaps = throttling().stream()
+			.mapToDouble((scenario) -> 100 * (1 - median(scenario, Variant.ALL, (run) -> run.goodputPerSecond(scenario))
+					/ median(scenario, Variant.PLAIN, (run) -> run.goodputPerSecond(scenario))))
+			.toArray();
+		assertThat(page).contains(String.format(Locale.ROOT, "The paced goodput is %.1f to %.1f %% below plain's",
+				Arrays.stream(goodputGaps).min().orElseThrow(), Arrays.stream(goodputGaps).max().orElseThrow()));
 		Scenario outage = scenario(Kind.OUTAGE);
 		assertThat(page).contains(String.format(Locale.ROOT, "fall from %.2f to %.2f times the calls offered (%.2f with every control)",
 				median(outage, Variant.PLAIN, (run) -> run.outageLoad(outage)),
